@@ -1,0 +1,186 @@
+"""Settings: ``[tool.seedlint]`` in pyproject.toml, command-line overrides, target versions.
+
+Configuration errors are reported as ``ConfigError`` naming the offending key, never
+as a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from seedlint.versions import ANY, VersionRange, declared_versions, find_project_root, range_from_specifiers
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+class ConfigError(Exception):
+    """A configuration value seedlint cannot use; the message names the key."""
+
+
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
+    "build", "dist", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".seedlint_cache", ".ipynb_checkpoints", "__pypackages__",
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: Tuple[str, ...] = ("SDL",)
+    ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    torch_version: VersionRange = ANY
+    lightning_version: VersionRange = ANY
+    extra_dataset_classes: Tuple[str, ...] = ()
+    extra_loader_classes: Tuple[str, ...] = ()
+    extra_sampler_classes: Tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    project_root: Optional[str] = None
+    config_file: Optional[str] = None
+
+    def is_selected(self, code: str) -> bool:
+        return _most_specific(code, self.select + self.extend_select, self.ignore)
+
+    def is_ignored_in(self, path: str, code: str) -> bool:
+        import fnmatch
+
+        relative = self.relative(path)
+        for pattern, codes in self.per_file_ignores:
+            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+                if any(code.startswith(prefix) for prefix in codes):
+                    return True
+        return False
+
+    def relative(self, path: str) -> str:
+        base = self.project_root or os.getcwd()
+        try:
+            return os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+        except ValueError:
+            return path
+
+
+def _most_specific(code: str, selected, ignored) -> bool:
+    """ruff's rule: the longest matching prefix decides, select wins ties."""
+    best_select = max((len(p) for p in selected if code.startswith(p)), default=-1)
+    best_ignore = max((len(p) for p in ignored if code.startswith(p)), default=-1)
+    return best_select >= 0 and best_select >= best_ignore
+
+
+KNOWN_KEYS = {
+    "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores",
+    "torch-version", "lightning-version", "extra-dataset-classes", "extra-loader-classes",
+    "extra-sampler-classes", "unsafe-fixes",
+}
+
+
+def _codes(key: str, value: Any) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [v for v in value.replace(",", " ").split()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"[tool.seedlint] {key}: expected a list of rule codes such as [\"SDL001\"], got {value!r}")
+    for code in value:
+        if not code.upper().startswith("SDL"):
+            raise ConfigError(f"[tool.seedlint] {key}: {code!r} is not a seedlint rule code or prefix (SDL...)")
+    return tuple(v.upper() for v in value)
+
+
+def _strings(key: str, value: Any) -> Tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"[tool.seedlint] {key}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def version_option(key: str, value: Any) -> VersionRange:
+    if isinstance(value, (int, float)):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip() or not any(c.isdigit() for c in value):
+        raise ConfigError(f"{key}: expected a version such as \"1.8\" or \">=2.0\", got {value!r}")
+    text = value.strip()
+    if text[0].isdigit() and not text.endswith("*"):
+        text = f"=={text}.*"
+    return range_from_specifiers(text, source=key)
+
+
+def settings_from_table(table: Mapping[str, Any], base: Settings) -> Settings:
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"[tool.seedlint]: unknown key {unknown[0]!r} (known: {', '.join(sorted(KNOWN_KEYS))})")
+    changes: Dict[str, Any] = {}
+    for key in ("select", "ignore", "extend-select"):
+        if key in table:
+            changes[key.replace("-", "_")] = _codes(key, table[key])
+    for key in ("exclude", "extend-exclude", "extra-dataset-classes", "extra-loader-classes", "extra-sampler-classes"):
+        if key in table:
+            changes[key.replace("-", "_")] = _strings(key, table[key])
+    if "per-file-ignores" in table:
+        value = table["per-file-ignores"]
+        if not isinstance(value, dict):
+            raise ConfigError(f"[tool.seedlint] per-file-ignores: expected a table of glob = [codes], got {value!r}")
+        changes["per_file_ignores"] = tuple((glob, _codes(f"per-file-ignores.{glob}", codes)) for glob, codes in value.items())
+    for key, attribute in (("torch-version", "torch_version"), ("lightning-version", "lightning_version")):
+        if key in table:
+            changes[attribute] = version_option(f"[tool.seedlint] {key}", table[key])
+    if "unsafe-fixes" in table:
+        if not isinstance(table["unsafe-fixes"], bool):
+            raise ConfigError(f"[tool.seedlint] unsafe-fixes: expected true or false, got {table['unsafe-fixes']!r}")
+        changes["unsafe_fixes"] = table["unsafe-fixes"]
+    return replace(base, **changes)
+
+
+def find_config(start: str) -> Optional[str]:
+    """The nearest pyproject.toml with a [tool.seedlint] table, walking up from ``start``."""
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate):
+            table = _read_table(candidate)
+            if table is not None:
+                return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _read_table(path: str) -> Optional[Dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    table = data.get("tool", {}).get("seedlint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.seedlint] must be a table")
+    return table
+
+
+def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = None, config_file: Optional[str] = None) -> Settings:
+    """Settings for a run over ``paths``: defaults, then [tool.seedlint], then declared
+    versions, then command-line overrides (highest priority)."""
+    start = paths[0] if paths else "."
+    settings = Settings()
+    config_file = config_file or find_config(start)
+    if config_file is not None:
+        table = _read_table(config_file) or {}
+        settings = settings_from_table(table, settings)
+        settings = replace(settings, config_file=config_file)
+    root = os.path.dirname(config_file) if config_file else find_project_root(start)
+    settings = replace(settings, project_root=root)
+    declared = declared_versions(root)
+    if not settings.torch_version.declared and "torch" in declared:
+        settings = replace(settings, torch_version=declared["torch"])
+    if not settings.lightning_version.declared and "lightning" in declared:
+        settings = replace(settings, lightning_version=declared["lightning"])
+    if overrides:
+        settings = replace(settings, **overrides)
+    return settings

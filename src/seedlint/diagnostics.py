@@ -1,0 +1,41 @@
+"""Diagnostics and the fixes they may carry: plain data shared by rules, fixer and reporters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from seedlint.facts.model import Span
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An edit the fixer knows how to make, located by the span of the node it edits."""
+
+    kind: str
+    path: str
+    span: Span
+    safe: bool = True
+    data: Tuple = ()
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    span: Span
+    code: str
+    name: str
+    message: str
+    fix: Optional[Fix] = None
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        """1-based column, as printed."""
+        return self.span.col + 1
+
+    def sort_key(self):
+        return (self.path, self.span.line, self.span.col, self.code)

@@ -1,0 +1,114 @@
+"""Which files to check: walking directories, excludes and .gitignore, and the byte-level
+prefilter that decides a file cannot matter before it is parsed."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from typing import Iterable, Iterator, List, Sequence, Tuple
+
+from seedlint.config import Settings
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file to check: ``shown`` is the path as reached from the given PATH."""
+
+    shown: str
+    absolute: str
+
+
+def _matches(name: str, relative: str, patterns: Sequence[str]) -> bool:
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern):
+            return True
+        if fnmatch.fnmatch(relative, pattern + "/*"):
+            return True
+    return False
+
+
+class _GitIgnore:
+    """The subset of .gitignore that matters for source trees: globs, anchored and
+    directory-only patterns, and ``!`` negations, read per directory."""
+
+    def __init__(self) -> None:
+        self.rules: List[Tuple[str, str, bool, bool]] = []
+
+    def read(self, directory: str) -> None:
+        path = os.path.join(directory, ".gitignore")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except OSError:
+            return
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            negate = line.startswith("!")
+            line = line[1:] if negate else line
+            directory_only = line.endswith("/")
+            line = line.rstrip("/")
+            self.rules.append((directory, line, negate, directory_only))
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        result = False
+        name = os.path.basename(path)
+        for base, pattern, negate, directory_only in self.rules:
+            if directory_only and not is_dir:
+                continue
+            if not (path == base or path.startswith(base + os.sep)):
+                continue
+            relative = os.path.relpath(path, base).replace(os.sep, "/")
+            anchored = "/" in pattern.strip("/")
+            pattern = pattern.lstrip("/")
+            hit = fnmatch.fnmatch(relative, pattern) if anchored else fnmatch.fnmatch(name, pattern)
+            if hit:
+                result = not negate
+        return result
+
+
+def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
+    """Python files under ``paths``; a file named explicitly is always checked."""
+    excludes = tuple(settings.exclude) + tuple(settings.extend_exclude)
+    seen = set()
+    for given in paths:
+        if not os.path.isdir(given):
+            absolute = os.path.abspath(given)
+            if absolute not in seen:
+                seen.add(absolute)
+                yield Target(given, absolute)
+            continue
+        gitignore = _GitIgnore()
+        top = os.path.abspath(given)
+        for directory, subdirs, files in os.walk(top):
+            gitignore.read(directory)
+            relative_dir = os.path.relpath(directory, top)
+            kept = []
+            for sub in sorted(subdirs):
+                full = os.path.join(directory, sub)
+                relative = os.path.normpath(os.path.join(relative_dir, sub)).replace(os.sep, "/")
+                if _matches(sub, relative, excludes) or gitignore.ignored(full, True) or os.path.islink(full):
+                    continue
+                kept.append(sub)
+            subdirs[:] = kept
+            for name in sorted(files):
+                if not name.endswith(".py"):
+                    continue
+                full = os.path.join(directory, name)
+                relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")
+                if _matches(name, relative, excludes) or gitignore.ignored(full, False):
+                    continue
+                absolute = os.path.abspath(full)
+                if absolute in seen:
+                    continue
+                seen.add(absolute)
+                shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
+                yield Target(shown, absolute)
+
+
+def mentions_any(raw: bytes, tokens: Iterable[bytes]) -> bool:
+    """The prefilter: a file that mentions none of the tokens cannot produce a finding."""
+    return any(token in raw for token in tokens)

@@ -1,0 +1,232 @@
+"""The engine: the one analysis that the CLI, the flake8 plugin and the fixer all call.
+
+discover -> prefilter -> parse + facts (cached by content) -> project index -> rules ->
+noqa/select filtering; and for ``--fix``, fixes applied to a fixed point, verified to
+parse, then written atomically once per file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import traceback
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from seedlint.config import Settings
+from seedlint.diagnostics import Diagnostic
+from seedlint.discovery import Target, discover, mentions_any
+from seedlint.facts import collect_facts
+from seedlint.facts.model import ModuleFacts
+from seedlint.fixes import apply_fixes
+from seedlint.index import ProjectIndex, module_identity
+from seedlint.rules import RULES, Project, Rule
+from seedlint.source import ChangedOnDisk, InputError, SourceFile, read_source
+
+MAX_FIX_ROUNDS = 10
+
+
+@dataclass
+class Result:
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    errors: List[InputError] = field(default_factory=list)
+    files_checked: int = 0
+    fixed: Dict[str, int] = field(default_factory=dict)
+    """Shown path -> number of fixes applied."""
+    new_text: Dict[str, Tuple[SourceFile, str]] = field(default_factory=dict)
+    """Shown path -> (original source, fixed text), for --fix and --diff."""
+
+
+def parse_error(path: str, error: Exception) -> InputError:
+    if isinstance(error, cst.ParserSyntaxError):
+        return InputError(path, f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {error.message}")
+    return InputError(path, f"cannot parse: {error}")
+
+
+class FactsStore:
+    """Module facts by (content hash, module identity); parsing happens once per content."""
+
+    def __init__(self) -> None:
+        self._memory: Dict[Tuple[str, str, str, bool], ModuleFacts] = {}
+
+    def facts(self, source: SourceFile, name: str, is_package: bool) -> Union[ModuleFacts, InputError]:
+        digest = hashlib.sha256(source.text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = (digest, source.path, name, is_package)
+        if key in self._memory:
+            return self._memory[key]
+        try:
+            module = cst.parse_module(source.text)
+        except Exception as error:  # libcst raises ParserSyntaxError, and RecursionError on pathological nesting
+            return parse_error(source.path, error)
+        facts = collect_facts(module, name, source.path, is_package)
+        self._memory[key] = facts
+        return facts
+
+
+class Engine:
+    def __init__(self, settings: Settings, rules: Optional[Sequence[Rule]] = None, honor_noqa: bool = True) -> None:
+        self.settings = settings
+        self.rules = [r for r in (rules if rules is not None else RULES) if settings.is_selected(r.code)]
+        self.honor_noqa = honor_noqa
+        self.store = FactsStore()
+        tokens = set()
+        for rule in self.rules:
+            tokens.update(rule.triggers(settings))
+        self.tokens = tuple(sorted(tokens))
+
+    # ------------------------------------------------------------------ public API
+    def check(self, paths: Iterable[str]) -> Result:
+        targets = list(discover(paths, self.settings))
+        return self._analyse(targets, {})
+
+    def fix(self, paths: Iterable[str]) -> Result:
+        """Compute fixes to a fixed point; the caller decides whether to write them."""
+        targets = list(discover(paths, self.settings))
+        overrides: Dict[str, str] = {}
+        applied: Dict[str, int] = {}
+        result = self._analyse(targets, overrides)
+        broken = {e.path for e in result.errors}
+        for _ in range(MAX_FIX_ROUNDS):
+            by_file: Dict[str, list] = {}
+            for diagnostic in result.diagnostics:
+                fix = diagnostic.fix
+                if fix is None or not (fix.safe or self.settings.unsafe_fixes):
+                    continue
+                by_file.setdefault(os.path.abspath(fix.path), []).append(fix)
+            changed = False
+            for absolute, fixes in by_file.items():
+                shown = self._shown.get(absolute, absolute)
+                if shown in broken:
+                    continue
+                original = self._sources[absolute]
+                text = overrides.get(absolute, original.text)
+                try:
+                    new = apply_fixes(text, fixes)
+                    compile(new, shown, "exec", dont_inherit=True)
+                    cst.parse_module(new)
+                except Exception as error:
+                    broken.add(shown)
+                    result.errors.append(InputError(shown, f"internal error while fixing, file left unchanged: {error!r}"))
+                    overrides.pop(absolute, None)
+                    continue
+                if new != text:
+                    overrides[absolute] = new
+                    applied[shown] = applied.get(shown, 0) + len({f.span for f in fixes})
+                    changed = True
+            if not changed:
+                break
+            errors = result.errors
+            result = self._analyse(targets, overrides)
+            result.errors = _unique(errors + result.errors)
+        for absolute, text in overrides.items():
+            shown = self._shown.get(absolute, absolute)
+            if shown in broken:
+                continue
+            original = self._sources[absolute]
+            if text != original.text:
+                result.new_text[shown] = (original, text)
+        result.fixed = {k: v for k, v in applied.items() if k in result.new_text}
+        return result
+
+    def check_source(self, path: str, text: str) -> Result:
+        """Check one file whose text is given (the flake8 plugin's entry)."""
+        absolute = os.path.abspath(path)
+        return self._analyse([Target(path, absolute)], {absolute: text})
+
+    # ------------------------------------------------------------------ analysis
+    def _load_source(self, absolute: str, overrides: Dict[str, str], shown: str) -> Union[SourceFile, InputError]:
+        if absolute in overrides:
+            base = self._sources.get(absolute)
+            encoding = base.encoding if base is not None else "utf-8"
+            raw = base.raw if base is not None else overrides[absolute].encode("utf-8", "surrogatepass")
+            return SourceFile(shown, overrides[absolute], encoding, raw)
+        source = read_source(absolute)
+        if isinstance(source, InputError):
+            return InputError(shown, source.reason)
+        return SourceFile(shown, source.text, source.encoding, source.raw)
+
+    def _analyse(self, targets: List[Target], overrides: Dict[str, str]) -> Result:
+        result = Result()
+        if not hasattr(self, "_sources"):
+            self._sources: Dict[str, SourceFile] = {}
+            self._shown: Dict[str, str] = {}
+        index = ProjectIndex(self._lazy_loader(overrides))
+        roots: List[ModuleFacts] = []
+        linted: Dict[str, str] = {}
+        for target in targets:
+            source = self._load_source(target.absolute, overrides, target.shown)
+            if isinstance(source, InputError):
+                result.errors.append(source)
+                continue
+            result.files_checked += 1
+            linted[target.absolute] = target.shown
+            self._shown[target.absolute] = target.shown
+            self._sources.setdefault(target.absolute, source)
+            if not mentions_any(source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw, self.tokens):
+                continue
+            name, root, is_package = module_identity(target.absolute)
+            facts = self.store.facts(SourceFile(target.absolute, source.text, source.encoding, source.raw), name, is_package)
+            if isinstance(facts, InputError):
+                result.errors.append(InputError(target.shown, facts.reason))
+                continue
+            index.add(facts, root)
+            roots.append(facts)
+        project = Project(index, roots, self.settings)
+        for rule in self.rules:
+            try:
+                found = list(rule.check(project))
+            except Exception as error:
+                where = _crash_site(error)
+                result.errors.append(InputError(where or "seedlint", f"internal error in {rule.code}: {error!r}"))
+                continue
+            for diagnostic in found:
+                absolute = os.path.abspath(diagnostic.path)
+                if absolute not in linted or self._suppressed(index, absolute, diagnostic):
+                    continue
+                result.diagnostics.append(_reshown(diagnostic, linted[absolute]))
+        result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
+        return result
+
+    def _suppressed(self, index: ProjectIndex, absolute: str, diagnostic: Diagnostic) -> bool:
+        if self.settings.is_ignored_in(absolute, diagnostic.code):
+            return True
+        if not self.honor_noqa:
+            return False
+        facts = index.modules.get(absolute)
+        if facts is None or diagnostic.line not in facts.noqa:
+            return False
+        codes = facts.noqa[diagnostic.line]
+        return codes is None or any(diagnostic.code.startswith(c) for c in codes)
+
+    def _lazy_loader(self, overrides: Dict[str, str]):
+        def load(path: str, name: str, is_package: bool) -> Optional[ModuleFacts]:
+            shown = self._shown.get(path, path)
+            source = self._load_source(path, overrides, shown)
+            if isinstance(source, InputError):
+                return None
+            facts = self.store.facts(SourceFile(path, source.text, source.encoding, source.raw), name, is_package)
+            return facts if isinstance(facts, ModuleFacts) else None
+
+        return load
+
+
+def _reshown(diagnostic: Diagnostic, shown: str) -> Diagnostic:
+    from dataclasses import replace
+
+    return replace(diagnostic, path=shown)
+
+
+def _unique(errors: List[InputError]) -> List[InputError]:
+    seen, kept = set(), []
+    for error in errors:
+        if (error.path, error.reason) not in seen:
+            seen.add((error.path, error.reason))
+            kept.append(error)
+    return kept
+
+
+def _crash_site(error: Exception) -> Optional[str]:
+    frames = traceback.extract_tb(error.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None

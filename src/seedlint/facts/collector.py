@@ -1,0 +1,491 @@
+"""The single libcst pass that turns a parsed module into ModuleFacts.
+
+The visitor records what is there (imports, definitions, calls, assignments) and the
+names each scope binds; a short pass at the end resolves every recorded name against
+those bindings, so a later ``import`` or a local that shadows ``np`` is handled the way
+Python's own scoping rules handle it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from seedlint.facts.model import (
+    MODULE_CODE,
+    UNKNOWN,
+    Assign,
+    Attr,
+    BinOp,
+    Call,
+    Class,
+    Const,
+    Function,
+    IfExp,
+    Lambda,
+    Loop,
+    ModuleFacts,
+    Name,
+    Seq,
+    Span,
+    Subscript,
+    Value,
+)
+
+_IMPORTED = "import"
+_LOCAL = "local"
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+
+
+def collect_facts(module: cst.Module, name: str, path: str, is_package: bool = False) -> ModuleFacts:
+    """Run the facts pass over a parsed module."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    collector = _Collector(name, path, is_package)
+    wrapper.visit(collector)
+    facts = collector.finish()
+    facts.noqa = parse_noqa(module.code)
+    return facts
+
+
+def parse_noqa(source: str) -> Dict[int, Optional[frozenset]]:
+    """Map line number -> codes silenced by ``# noqa`` there (None means all)."""
+    found: Dict[int, Optional[frozenset]] = {}
+    if "noqa" not in source.lower():
+        return found
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = _NOQA.search(line)
+        if match is None:
+            continue
+        codes = match.group("codes")
+        found[number] = frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else None
+    return found
+
+
+def resolve_relative(module_name: str, is_package: bool, level: int, target: str) -> str:
+    """The absolute module named by ``from <level dots><target> import ...``."""
+    parts = module_name.split(".") if module_name else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    if target:
+        parts.append(target)
+    return ".".join(parts)
+
+
+def _dotted(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head is not None else None
+    return None
+
+
+class _Scope:
+    __slots__ = ("key", "kind", "bindings", "globals")
+
+    def __init__(self, key: str, kind: str) -> None:
+        self.key = key
+        self.kind = kind
+        self.bindings: Dict[str, Tuple[str, Optional[str]]] = {}
+        self.globals: set = set()
+
+    def bind(self, name: str, how: str = _LOCAL, target: Optional[str] = None) -> None:
+        if name in self.globals:
+            return
+        if how == _LOCAL and self.bindings.get(name, (None,))[0] == _IMPORTED:
+            return
+        self.bindings[name] = (how, target)
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, module_name: str, path: str, is_package: bool) -> None:
+        super().__init__()
+        self.module_name = module_name
+        self.is_package = is_package
+        self.facts = ModuleFacts(name=module_name, path=path)
+        module_code = Function(qualname=MODULE_CODE, name=MODULE_CODE, span=Span(1, 0, 1, 0))
+        self.facts.functions[MODULE_CODE] = module_code
+        self.module_scope = _Scope(MODULE_CODE, "module")
+        self.scopes: List[_Scope] = [self.module_scope]
+        self.functions: List[Function] = [module_code]
+        self.classes: List[Class] = []
+        self.loops: List[List[Loop]] = [[]]
+        self.values: Dict[int, Value] = {}
+        self.pending: List[Tuple[Name, Tuple[_Scope, ...]]] = []
+        self.star_imports: List[str] = []
+
+    # ---------------------------------------------------------------- helpers
+    def span(self, node: cst.CSTNode) -> Span:
+        pos = self.get_metadata(PositionProvider, node)
+        return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+
+    @property
+    def function(self) -> Function:
+        return self.functions[-1]
+
+    def chain(self) -> Tuple[_Scope, ...]:
+        """Scopes visible from here, innermost first (class bodies do not enclose methods)."""
+        visible = [self.scopes[-1]]
+        for scope in reversed(self.scopes[:-1]):
+            if scope.kind != "class":
+                visible.append(scope)
+        return tuple(visible)
+
+    def bind_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.scopes[-1].bind(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.bind_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self.bind_target(target.value)
+
+    def qualname(self, name: str) -> str:
+        owner = self.scopes[-1]
+        if owner.kind == "module":
+            return name
+        if owner.kind == "class":
+            return f"{owner.key}.{name}"
+        return f"{owner.key}.<locals>.{name}"
+
+    def lambda_qualname(self, node: cst.Lambda) -> str:
+        pos = self.get_metadata(PositionProvider, node).start
+        parent = self.function.qualname
+        prefix = "" if parent == MODULE_CODE else f"{parent}."
+        return f"{prefix}<lambda:{pos.line}:{pos.column}>"
+
+    # ---------------------------------------------------------------- values
+    def value(self, node: Optional[cst.BaseExpression]) -> Value:
+        if node is None:
+            return UNKNOWN
+        cached = self.values.get(id(node))
+        if cached is None:
+            cached = self.values[id(node)] = self._convert(node)
+        return cached
+
+    def _convert(self, node: cst.BaseExpression) -> Value:
+        dotted = _dotted(node)
+        if dotted is not None:
+            if dotted in ("True", "False", "None"):
+                return Const({"True": True, "False": False, "None": None}[dotted])
+            name = Name(dotted=dotted, span=self.span(node))
+            self.pending.append((name, self.chain()))
+            return name
+        if isinstance(node, cst.Attribute):
+            return Attr(self.value(node.value), node.attr.value)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            return Const(node.evaluated_value)
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            try:
+                return Const(node.evaluated_value)
+            except Exception:  # f-strings inside a concatenation have no static value
+                return UNKNOWN
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.value(node.expression)
+            if isinstance(inner, Const) and isinstance(inner.value, (int, float)):
+                return Const(-inner.value)
+            return UNKNOWN
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            return Seq(tuple(self.value(e.value) for e in node.elements))
+        if isinstance(node, cst.Subscript):
+            index = UNKNOWN
+            if node.slice and isinstance(node.slice[0].slice, cst.Index):
+                index = self.value(node.slice[0].slice.value)
+            return Subscript(self.value(node.value), index)
+        if isinstance(node, cst.BinaryOperation):
+            return BinOp(type(node.operator).__name__, self.value(node.left), self.value(node.right))
+        if isinstance(node, cst.IfExp):
+            return IfExp(self.value(node.body), self.value(node.orelse))
+        if isinstance(node, cst.Lambda):
+            return Lambda(self.lambda_qualname(node), self.span(node))
+        if isinstance(node, cst.NamedExpr):
+            return self.value(node.value)
+        return UNKNOWN
+
+    def _call(self, node: cst.Call) -> Call:
+        args: List[Value] = []
+        kwargs: List[Tuple[str, Value]] = []
+        star_args = star_kwargs = False
+        for arg in node.args:
+            if arg.star == "*":
+                star_args = True
+            elif arg.star == "**":
+                spelled = self._dict_keys(arg.value)
+                if spelled is None:
+                    star_kwargs = True
+                else:
+                    kwargs.extend(spelled)
+            elif arg.keyword is not None:
+                kwargs.append((arg.keyword.value, self.value(arg.value)))
+            elif not star_args:
+                args.append(self.value(arg.value))
+        return Call(self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs)
+
+    def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value]]]:
+        """Keywords spelled out in ``**dict(a=1)`` or ``**{"a": 1}``; None when not knowable."""
+        found: List[Tuple[str, Value]] = []
+        if isinstance(node, cst.Call) and _dotted(node.func) == "dict":
+            for arg in node.args:
+                if arg.keyword is None:
+                    return None
+                found.append((arg.keyword.value, self.value(arg.value)))
+            return found
+        if isinstance(node, cst.Dict):
+            for element in node.elements:
+                if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
+                    return None
+                found.append((element.key.evaluated_value, self.value(element.value)))
+            return found
+        return None
+
+    # ---------------------------------------------------------------- imports
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _dotted(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.scopes[-1].bind(alias.asname.name.value, _IMPORTED, full)
+                self._record_import(alias.asname.name.value, full)
+            else:
+                root = full.split(".", 1)[0]
+                self.scopes[-1].bind(root, _IMPORTED, root)
+                self._record_import(root, root)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        base = _dotted(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        if level:
+            base = resolve_relative(self.module_name, self.is_package, level, base or "")
+        if isinstance(node.names, cst.ImportStar):
+            if len(self.scopes) == 1:
+                self.star_imports.append(base or "")
+            return
+        for alias in node.names:
+            imported = _dotted(alias.name) or ""
+            local = imported
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            target = f"{base}.{imported}" if base else imported
+            self.scopes[-1].bind(local, _IMPORTED, target)
+            self._record_import(local, target)
+
+    def _record_import(self, local: str, target: str) -> None:
+        if len(self.scopes) == 1:
+            self.facts.imports[local] = target
+
+    # ---------------------------------------------------------------- definitions
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        name = node.name.value
+        self.scopes[-1].bind(name)
+        qualname = self.qualname(name)
+        if len(self.scopes) == 1:
+            self.facts.toplevel[name] = "class"
+        bases = tuple(self.value(arg.value) for arg in node.bases if arg.keyword is None)
+        klass = Class(
+            qualname=qualname,
+            name=name,
+            span=self.span(node),
+            bases=bases,
+            nested=any(scope.kind == "function" for scope in self.scopes),
+        )
+        self.facts.classes[qualname] = klass
+        self.classes.append(klass)
+        self.scopes.append(_Scope(qualname, "class"))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scopes.pop()
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        name = node.name.value
+        self.scopes[-1].bind(name)
+        owner = self.scopes[-1]
+        qualname = self.qualname(name)
+        if len(self.scopes) == 1:
+            self.facts.toplevel[name] = "def"
+        params, defaults = self._params(node.params)
+        function = Function(
+            qualname=qualname,
+            name=name,
+            span=self.span(node),
+            params=params,
+            defaults=defaults,
+            class_name=owner.key if owner.kind == "class" else None,
+            nested=any(scope.kind == "function" for scope in self.scopes),
+            decorators=tuple(self.value(d.decorator) for d in node.decorators),
+        )
+        if owner.kind == "class":
+            self.classes[-1].methods[name] = qualname
+        self._enter_function(function, params)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._leave_function()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        params, defaults = self._params(node.params)
+        function = Function(
+            qualname=self.lambda_qualname(node),
+            name="<lambda>",
+            span=self.span(node),
+            params=params,
+            defaults=defaults,
+            nested=len(self.functions) > 1,
+            is_lambda=True,
+        )
+        self._enter_function(function, params)
+        function.returns.append(self.value(node.body))
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._leave_function()
+
+    def _params(self, params: cst.Parameters) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, Value], ...]]:
+        names: List[str] = []
+        defaults: List[Tuple[str, Value]] = []
+        everything: Sequence[cst.Param] = [
+            *params.posonly_params,
+            *params.params,
+            *([params.star_arg] if isinstance(params.star_arg, cst.Param) else []),
+            *params.kwonly_params,
+            *([params.star_kwarg] if params.star_kwarg is not None else []),
+        ]
+        for param in everything:
+            names.append(param.name.value)
+            if param.default is not None:
+                defaults.append((param.name.value, self.value(param.default)))
+        return tuple(names), tuple(defaults)
+
+    def _enter_function(self, function: Function, params: Sequence[str]) -> None:
+        self.facts.functions[function.qualname] = function
+        scope = _Scope(function.qualname, "function")
+        for param in params:
+            scope.bind(param)
+        self.scopes.append(scope)
+        self.functions.append(function)
+        self.loops.append([])
+
+    def _leave_function(self) -> None:
+        self.scopes.pop()
+        self.functions.pop()
+        self.loops.pop()
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.scopes[-1].globals.add(item.name.value)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self.scopes[-1].globals.add(item.name.value)
+
+    # ---------------------------------------------------------------- statements
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.bind_target(target.target)
+            self._record_assign(target.target, node.value, self.span(node))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.bind_target(node.target)
+        if node.value is not None:
+            self._record_assign(node.target, node.value, self.span(node))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.bind_target(node.target)
+
+    def _record_assign(self, target: cst.BaseExpression, value: cst.BaseExpression, span: Span) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            whole = self.value(value)
+            for index, element in enumerate(target.elements):
+                dotted = _dotted(element.value)
+                if dotted is not None:
+                    item = whole.items[index] if isinstance(whole, Seq) and index < len(whole.items) else None
+                    self._add_assign(Assign(dotted, item or Subscript(whole, Const(index)), span))
+            return
+        dotted = _dotted(target)
+        if dotted is None:
+            return
+        assign = Assign(dotted, self.value(value), span)
+        self._add_assign(assign)
+        if len(self.scopes) == 1 and "." not in dotted:
+            self.facts.toplevel.setdefault(dotted, "assign")
+
+    def _add_assign(self, assign: Assign) -> None:
+        if self.scopes[-1].kind == "class":
+            self.classes[-1].body_assigns.append(assign)
+        else:
+            self.function.assigns.append(assign)
+        for loop in self.loops[-1]:
+            loop.assigns.append(assign)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.bind_target(node.target)
+        self._record_assign(node.target, node.value, self.span(node))
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bind_target(node.target)
+        loop = Loop(self.span(node), _dotted(node.target) or "", self.value(node.iter))
+        self.function.loops.append(loop)
+        self.loops[-1].append(loop)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops[-1].pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        loop = Loop(self.span(node), "", self.value(node.test))
+        self.function.loops.append(loop)
+        self.loops[-1].append(loop)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.loops[-1].pop()
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.bind_target(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bind_target(node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.bind_target(node.name.name)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.function.returns.append(self.value(node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = self.value(node)
+        self.function.calls.append(call)
+        for loop in self.loops[-1]:
+            loop.calls.append(call)
+
+    # ---------------------------------------------------------------- resolution
+    def finish(self) -> ModuleFacts:
+        for name, chain in self.pending:
+            self._resolve(name, chain)
+        self.facts.star_imports = tuple(self.star_imports)
+        return self.facts
+
+    def _resolve(self, name: Name, chain: Tuple[_Scope, ...]) -> None:
+        root, rest = name.root, name.rest
+        suffix = f".{rest}" if rest else ""
+        for scope in chain:
+            binding = scope.bindings.get(root)
+            if binding is None:
+                continue
+            how, target = binding
+            if how == _IMPORTED:
+                name.qualified = f"{target}{suffix}"
+            elif scope.kind == "module":
+                prefix = f"{self.module_name}." if self.module_name else ""
+                name.qualified = f"{prefix}{root}{suffix}"
+            else:
+                name.scope = scope.key
+            return
+        name.qualified = f"builtins.{root}{suffix}"

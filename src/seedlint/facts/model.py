@@ -1,0 +1,200 @@
+"""Plain-data facts that one libcst pass records about a module.
+
+Everything here is picklable and free of libcst nodes, so facts can be cached and
+shipped between processes. Rules never see syntax trees; they see these records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """A source range: 1-based lines, 0-based columns (libcst's convention)."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(eq=False)
+class Name:
+    """A name or a dotted attribute chain rooted at a name, e.g. ``np.random.rand``.
+
+    ``qualified`` is the resolved name (``numpy.random.rand``, ``pkg.data.VOC``); it is
+    None when the root is bound locally in the function ``scope`` (a parameter, a
+    local variable, ``self``).
+    """
+
+    dotted: str
+    span: Span
+    qualified: Optional[str] = None
+    scope: str = ""
+
+    @property
+    def root(self) -> str:
+        return self.dotted.split(".", 1)[0]
+
+    @property
+    def rest(self) -> str:
+        parts = self.dotted.split(".", 1)
+        return parts[1] if len(parts) > 1 else ""
+
+
+@dataclass(eq=False)
+class Call:
+    func: "Value"
+    args: Tuple["Value", ...]
+    kwargs: Tuple[Tuple[str, "Value"], ...]
+    span: Span
+    star_args: bool = False
+    star_kwargs: bool = False
+
+    def kwarg(self, name: str) -> Optional["Value"]:
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        return None
+
+    def argument(self, name: str, position: Optional[int] = None) -> Optional["Value"]:
+        """The value passed for a parameter, by keyword or by position."""
+        value = self.kwarg(name)
+        if value is None and position is not None and position < len(self.args):
+            value = self.args[position]
+        return value
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Union[int, float, str, bool, None, bytes, complex]
+
+
+@dataclass(eq=False)
+class Seq:
+    """A list, tuple or set display."""
+
+    items: Tuple["Value", ...]
+
+
+@dataclass(eq=False)
+class Subscript:
+    value: "Value"
+    index: "Value"
+
+
+@dataclass(eq=False)
+class Attr:
+    """An attribute of something that is not a plain name, e.g. ``get_worker_info().seed``."""
+
+    value: "Value"
+    attr: str
+
+
+@dataclass(eq=False)
+class BinOp:
+    op: str
+    left: "Value"
+    right: "Value"
+
+
+@dataclass(eq=False)
+class IfExp:
+    body: "Value"
+    orelse: "Value"
+
+
+@dataclass(eq=False)
+class Lambda:
+    """A lambda; its body's calls live in the Function record named ``qualname``."""
+
+    qualname: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """An expression whose value seedlint does not model."""
+
+
+Value = Union[Name, Call, Const, Seq, Subscript, Attr, BinOp, IfExp, Lambda, Unknown]
+UNKNOWN = Unknown()
+
+
+@dataclass(eq=False)
+class Assign:
+    """``target = value`` (also annotated assignments and tuple-unpacking elements)."""
+
+    target: str
+    value: Value
+    span: Span
+
+
+@dataclass(eq=False)
+class Loop:
+    """A ``for`` or ``while`` statement and the calls and assignments inside its body."""
+
+    span: Span
+    target: str
+    iterable: Value
+    calls: List[Call] = field(default_factory=list)
+    assigns: List[Assign] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Function:
+    """A def, a lambda, or the module's top-level code (qualname ``<module>``)."""
+
+    qualname: str
+    name: str
+    span: Span
+    params: Tuple[str, ...] = ()
+    defaults: Tuple[Tuple[str, Value], ...] = ()
+    class_name: Optional[str] = None
+    nested: bool = False
+    is_lambda: bool = False
+    decorators: Tuple[Value, ...] = ()
+    calls: List[Call] = field(default_factory=list)
+    assigns: List[Assign] = field(default_factory=list)
+    returns: List[Value] = field(default_factory=list)
+    loops: List[Loop] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Class:
+    qualname: str
+    name: str
+    span: Span
+    bases: Tuple[Value, ...] = ()
+    methods: Dict[str, str] = field(default_factory=dict)
+    body_assigns: List[Assign] = field(default_factory=list)
+    nested: bool = False
+
+
+MODULE_CODE = "<module>"
+
+
+@dataclass(eq=False)
+class ModuleFacts:
+    """What one module contains, as far as the rules care."""
+
+    name: str
+    path: str
+    imports: Dict[str, str] = field(default_factory=dict)
+    toplevel: Dict[str, str] = field(default_factory=dict)
+    functions: Dict[str, Function] = field(default_factory=dict)
+    classes: Dict[str, Class] = field(default_factory=dict)
+    noqa: Dict[int, Optional[FrozenSet[str]]] = field(default_factory=dict)
+    star_imports: Tuple[str, ...] = ()
+
+    @property
+    def module_code(self) -> Function:
+        return self.functions[MODULE_CODE]
+
+    def all_calls(self):
+        """Every call in the module, with the function it belongs to."""
+        for function in self.functions.values():
+            for call in function.calls:
+                yield function, call

@@ -1,0 +1,236 @@
+"""The project index: joins module facts across files.
+
+It maps dotted module names to files (loading them lazily, only when a resolution
+needs them), resolves qualified names through imports and re-exports to the class or
+function they name, and walks base classes across modules.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
+
+from seedlint.facts.model import Class, Function, ModuleFacts, Name, Value
+
+
+@dataclass(frozen=True, eq=False)
+class ClassRef:
+    module: ModuleFacts
+    cls: Class
+
+    @property
+    def key(self) -> Tuple[str, str]:
+        return (self.module.path, self.cls.qualname)
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionRef:
+    module: ModuleFacts
+    function: Function
+
+    @property
+    def key(self) -> Tuple[str, str]:
+        return (self.module.path, self.function.qualname)
+
+
+@dataclass(frozen=True)
+class ExternalRef:
+    """Something outside the project, by qualified name (``torch.utils.data.DataLoader``)."""
+
+    qualified: str
+
+
+@dataclass(frozen=True, eq=False)
+class VariableRef:
+    """A module-level variable of a project module."""
+
+    module: ModuleFacts
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleRef:
+    module: ModuleFacts
+
+
+Symbol = Union[ClassRef, FunctionRef, ExternalRef, VariableRef, ModuleRef]
+ModuleLoader = Callable[[str, str, bool], Optional[ModuleFacts]]
+"""(path, module name, is_package) -> facts, or None when the file cannot be analysed."""
+
+
+def module_identity(path: str) -> Tuple[str, str, bool]:
+    """(dotted module name, source root, is_package) for a Python file.
+
+    The package chain is found by walking up through directories that hold an
+    ``__init__.py``; the first directory without one is the source root.
+    """
+    absolute = os.path.abspath(path)
+    directory, filename = os.path.split(absolute)
+    stem = filename[:-3] if filename.endswith(".py") else filename
+    is_package = stem == "__init__"
+    parts: List[str] = [] if is_package else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parent, package = os.path.split(directory)
+        if parent == directory:
+            break
+        parts.insert(0, package)
+        directory = parent
+    return ".".join(parts), directory, is_package
+
+
+class ProjectIndex:
+    """Every module seedlint has facts for, and name resolution across them."""
+
+    def __init__(self, loader: ModuleLoader) -> None:
+        self._loader = loader
+        self.modules: Dict[str, ModuleFacts] = {}
+        self.roots: List[str] = []
+        self._root_of: Dict[str, str] = {}
+        self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
+        self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
+
+    # ------------------------------------------------------------------ modules
+    def add(self, facts: ModuleFacts, root: str) -> None:
+        path = os.path.abspath(facts.path)
+        self.modules[path] = facts
+        self._root_of[path] = root
+        if root not in self.roots:
+            self.roots.append(root)
+
+    def root_of(self, module: ModuleFacts) -> str:
+        return self._root_of.get(os.path.abspath(module.path), "")
+
+    def module_named(self, dotted: str, near: Optional[ModuleFacts] = None) -> Optional[ModuleFacts]:
+        if not dotted:
+            return None
+        if near is not None and near.name == dotted:
+            return near
+        first = self.root_of(near) if near is not None else ""
+        key = (first, dotted)
+        if key in self._by_name:
+            return self._by_name[key]
+        found = None
+        roots = [first] if first else []
+        roots += [root for root in self.roots if root != first]
+        relative = dotted.replace(".", os.sep)
+        for root in roots:
+            for candidate, is_package in (
+                (os.path.join(root, relative + ".py"), False),
+                (os.path.join(root, relative, "__init__.py"), True),
+            ):
+                found = self._load(candidate, dotted, is_package, root)
+                if found is not None:
+                    break
+            if found is not None:
+                break
+        self._by_name[key] = found
+        return found
+
+    def _load(self, path: str, dotted: str, is_package: bool, root: str) -> Optional[ModuleFacts]:
+        absolute = os.path.abspath(path)
+        if absolute in self.modules:
+            return self.modules[absolute]
+        if not os.path.isfile(absolute):
+            return None
+        facts = self._loader(absolute, dotted, is_package)
+        if facts is not None:
+            self.add(facts, root)
+        return facts
+
+    # ------------------------------------------------------------------ names
+    def resolve(self, qualified: Optional[str], near: Optional[ModuleFacts], depth: int = 0) -> Optional[Symbol]:
+        """The symbol a fully qualified name stands for."""
+        if not qualified or depth > 12:
+            return None
+        if qualified.startswith("builtins."):
+            return ExternalRef(qualified[len("builtins."):])
+        parts = qualified.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = self.module_named(".".join(parts[:cut]), near)
+            if module is not None:
+                return self._member(module, parts[cut:], depth)
+        return ExternalRef(qualified)
+
+    def resolve_name(self, name: Name, near: ModuleFacts) -> Optional[Symbol]:
+        return self.resolve(name.qualified, near) if name.qualified else None
+
+    def _member(self, module: ModuleFacts, rest: List[str], depth: int) -> Optional[Symbol]:
+        if not rest:
+            return ModuleRef(module)
+        first, dotted = rest[0], ".".join(rest)
+        if first in module.imports:
+            target = ".".join([module.imports[first], *rest[1:]])
+            return self.resolve(target, module, depth + 1)
+        if dotted in module.classes:
+            return ClassRef(module, module.classes[dotted])
+        if dotted in module.functions:
+            return FunctionRef(module, module.functions[dotted])
+        if first in module.classes:
+            return None
+        if first in module.toplevel:
+            return VariableRef(module, first) if len(rest) == 1 else None
+        for star in module.star_imports:
+            target = self.module_named(star, module)
+            if target is not None and target is not module:
+                found = self._member(target, rest, depth + 1)
+                if found is not None:
+                    return found
+        sub = self.module_named(f"{module.name}.{first}", module) if module.name else None
+        if sub is not None:
+            return self._member(sub, rest[1:], depth + 1)
+        return None
+
+    def symbol_of(self, value: Value, near: ModuleFacts) -> Optional[Symbol]:
+        if isinstance(value, Name):
+            return self.resolve_name(value, near)
+        return None
+
+    # ------------------------------------------------------------------ classes
+    def mro(self, ref: ClassRef) -> List[ClassRef]:
+        """The class and its project base classes, in method resolution order."""
+        if ref.key in self._mro:
+            return self._mro[ref.key]
+        self._mro[ref.key] = [ref]
+        order: List[ClassRef] = [ref]
+        seen = {ref.key}
+        for base in self.bases(ref):
+            if isinstance(base, ClassRef):
+                for item in self.mro(base):
+                    if item.key not in seen:
+                        seen.add(item.key)
+                        order.append(item)
+        self._mro[ref.key] = order
+        return order
+
+    def bases(self, ref: ClassRef) -> Iterator[Symbol]:
+        for base in ref.cls.bases:
+            symbol = self.symbol_of(base, ref.module)
+            if symbol is not None:
+                yield symbol
+
+    def external_bases(self, ref: ClassRef) -> List[str]:
+        """Qualified names of the non-project classes anywhere in the base chain."""
+        found: List[str] = []
+        for item in self.mro(ref):
+            for base in self.bases(item):
+                if isinstance(base, ExternalRef):
+                    found.append(base.qualified)
+        return found
+
+    def is_subclass(self, ref: ClassRef, qualified_names) -> bool:
+        return any(base in qualified_names for base in self.external_bases(ref))
+
+    def method(self, ref: ClassRef, name: str) -> Optional[FunctionRef]:
+        """Look a method up along the project part of the MRO."""
+        for item in self.mro(ref):
+            qualname = item.cls.methods.get(name)
+            if qualname is not None:
+                return FunctionRef(item.module, item.module.functions[qualname])
+        return None
+
+    def class_of(self, function: FunctionRef) -> Optional[ClassRef]:
+        name = function.function.class_name
+        if name is None or name not in function.module.classes:
+            return None
+        return ClassRef(function.module, function.module.classes[name])

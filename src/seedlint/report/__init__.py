@@ -1,0 +1,10 @@
+"""Output formats: each module turns diagnostics into one format's text."""
+
+from seedlint.report import github, json_format, sarif, text
+
+FORMATS = {
+    "text": text.render,
+    "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}

@@ -1,0 +1,37 @@
+"""``path:line:col: CODE message`` lines and a summary, coloured only on a terminal."""
+
+from __future__ import annotations
+
+from typing import List
+
+from seedlint.diagnostics import Diagnostic
+
+BOLD, RED, CYAN, GREEN, RESET = "\033[1m", "\033[31m", "\033[36m", "\033[32m", "\033[0m"
+
+
+def render(diagnostics: List[Diagnostic], fixable: int = 0, color: bool = False, **_) -> str:
+    lines = []
+    for d in diagnostics:
+        if color:
+            lines.append(f"{BOLD}{d.path}{RESET}{CYAN}:{RESET}{d.line}{CYAN}:{RESET}{d.column}{CYAN}:{RESET} {BOLD}{RED}{d.code}{RESET} {d.message}")
+        else:
+            lines.append(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def summary(diagnostics: List[Diagnostic], fixable: int, fixed: int = 0, color: bool = False) -> str:
+    parts = []
+    if fixed:
+        parts.append(f"Fixed {fixed} {'problem' if fixed == 1 else 'problems'}.")
+    if diagnostics:
+        count = len(diagnostics)
+        line = f"Found {count} {'problem' if count == 1 else 'problems'}"
+        if fixed:
+            line += " remaining"
+        line += "."
+        if fixable:
+            line += f" {fixable} fixable with `seedlint --fix`."
+        parts.append(line)
+    elif not fixed:
+        parts.append(f"{GREEN}All checks passed!{RESET}" if color else "All checks passed!")
+    return "\n".join(parts) + "\n"

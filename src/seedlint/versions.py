@@ -1,0 +1,199 @@
+"""Target versions: the torch and Lightning versions a project declares it runs on.
+
+Read from the project's own files (pyproject.toml, requirements*.txt, setup.cfg,
+setup.py, environment.yml), never from what is installed where seedlint runs, so the
+result is the same on every machine. Undeclared means "any version".
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+Version = Tuple[int, ...]
+
+PACKAGES = {
+    "torch": "torch",
+    "pytorch": "torch",
+    "lightning": "lightning",
+    "pytorch-lightning": "lightning",
+    "lightning-fabric": "lightning",
+}
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", ".git")
+_REQUIREMENT = re.compile(
+    r"""(?ix)(?:^|[\s"'\[,])
+    (torch|pytorch|lightning|pytorch[-_]lightning|lightning[-_]fabric)
+    (?:\[[^\]]*\])?                # extras
+    \s*((?:(?:===|==|~=|!=|>=|<=|>|<|=)\s*[0-9][0-9a-z.*+!-]*\s*,?\s*)*)
+    (?=$|[\s"';,#])"""
+)
+_CLAUSE = re.compile(r"(===|==|~=|!=|>=|<=|>|<|=)\s*([0-9][0-9a-z.*+!-]*)", re.I)
+
+
+def parse_version(text: str) -> Version:
+    numbers = []
+    for part in text.split("."):
+        match = re.match(r"\d+", part)
+        if match is None:
+            break
+        numbers.append(int(match.group()))
+    return tuple(numbers) or (0,)
+
+
+def _pad(version: Version, length: int = 8) -> Version:
+    return tuple(version) + (0,) * (length - len(version))
+
+
+@dataclass(frozen=True)
+class VersionRange:
+    """A half-open interval of versions: ``lower <= v < upper`` (None = unbounded)."""
+
+    lower: Optional[Version] = None
+    upper: Optional[Version] = None
+    declared: bool = False
+    source: str = ""
+
+    def may_be_below(self, version: str) -> bool:
+        return self.lower is None or _pad(self.lower) < _pad(parse_version(version))
+
+    def may_be_at_least(self, version: str) -> bool:
+        return self.upper is None or _pad(self.upper) > _pad(parse_version(version))
+
+    def intersect(self, other: "VersionRange") -> "VersionRange":
+        lowers = [v for v in (self.lower, other.lower) if v is not None]
+        uppers = [v for v in (self.upper, other.upper) if v is not None]
+        sources = ", ".join(s for s in (self.source, other.source) if s)
+        return VersionRange(
+            max(lowers, key=_pad) if lowers else None,
+            min(uppers, key=_pad) if uppers else None,
+            self.declared or other.declared,
+            sources,
+        )
+
+    def describe(self) -> str:
+        if not self.declared:
+            return "any version (none declared)"
+        parts = []
+        if self.lower is not None:
+            parts.append(">=" + ".".join(map(str, self.lower)))
+        if self.upper is not None:
+            parts.append("<" + ".".join(map(str, self.upper)))
+        return ",".join(parts) or "any version"
+
+
+ANY = VersionRange()
+
+
+def _bump(version: Version) -> Version:
+    """The first version after every release that starts with ``version``."""
+    return tuple(version[:-1]) + (version[-1] + 1,)
+
+
+def range_from_specifiers(specifiers: str, source: str = "") -> VersionRange:
+    """``>=1.8,<2`` / ``==1.8.*`` / ``~=1.7.0`` / ``^1.8`` (poetry) / ``1.8`` as a range."""
+    result = VersionRange(declared=True, source=source)
+    text = specifiers.strip()
+    if text.startswith("^"):
+        base = parse_version(text[1:])
+        head = next((i for i, n in enumerate(base) if n != 0), len(base) - 1)
+        return VersionRange(base, _bump(base[: head + 1]), True, source)
+    if re.fullmatch(r"[0-9][0-9.]*(\.\*)?", text):
+        text = "==" + text
+    for operator, raw in _CLAUSE.findall(text):
+        version = parse_version(raw)
+        if operator in ("==", "===", "="):
+            if raw.endswith("*") or operator == "=":
+                clause = VersionRange(version, _bump(version))
+            else:
+                clause = VersionRange(version, version + (0, 0, 0, 1))
+        elif operator == ">=":
+            clause = VersionRange(lower=version)
+        elif operator == ">":
+            clause = VersionRange(lower=version + (0, 0, 0, 1))
+        elif operator == "<":
+            clause = VersionRange(upper=version)
+        elif operator == "<=":
+            clause = VersionRange(upper=version + (0, 0, 0, 1))
+        elif operator == "~=":
+            clause = VersionRange(version, _bump(version[:-1]) if len(version) > 1 else None)
+        else:
+            continue
+        result = result.intersect(clause)
+    return result
+
+
+def requirements_in(text: str, source: str) -> Dict[str, VersionRange]:
+    """Every torch/Lightning requirement mentioned in a block of text."""
+    found: Dict[str, VersionRange] = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0]
+        for match in _REQUIREMENT.finditer(line):
+            package = PACKAGES[match.group(1).lower().replace("_", "-")]
+            declared = range_from_specifiers(match.group(2) or "", source)
+            found[package] = found[package].intersect(declared) if package in found else declared
+    return found
+
+
+def find_project_root(start: str) -> Optional[str]:
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        if any(os.path.exists(os.path.join(directory, marker)) for marker in PROJECT_MARKERS):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _pyproject_requirements(path: str) -> Iterable[str]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return
+    project = data.get("project", {})
+    yield from (r for r in project.get("dependencies", []) if isinstance(r, str))
+    for group in project.get("optional-dependencies", {}).values():
+        yield from (r for r in group if isinstance(r, str))
+    for group in data.get("dependency-groups", {}).values():
+        yield from (r for r in group if isinstance(r, str))
+    poetry = data.get("tool", {}).get("poetry", {})
+    tables = [poetry.get("dependencies", {})]
+    tables += [g.get("dependencies", {}) for g in poetry.get("group", {}).values() if isinstance(g, dict)]
+    for table in tables:
+        for name, spec in table.items():
+            if isinstance(spec, dict):
+                spec = spec.get("version", "")
+            if isinstance(spec, str):
+                yield f"{name}{'' if spec.strip() in ('', '*') else spec if spec[0] in '<>=!~' else '==' + spec if spec[0].isdigit() else spec}"
+
+
+def declared_versions(project_root: Optional[str]) -> Dict[str, VersionRange]:
+    """torch and Lightning ranges declared by the project, intersected across its files."""
+    if project_root is None:
+        return {}
+    texts: List[Tuple[str, str]] = []
+    pyproject = os.path.join(project_root, "pyproject.toml")
+    if os.path.isfile(pyproject):
+        texts.append(("\n".join(_pyproject_requirements(pyproject)), "pyproject.toml"))
+    patterns = ("requirements*.txt", "requirements/*.txt", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
+    for pattern in patterns:
+        for path in sorted(glob.glob(os.path.join(project_root, pattern))):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    texts.append((handle.read(), os.path.relpath(path, project_root)))
+            except OSError:
+                continue
+    found: Dict[str, VersionRange] = {}
+    for text, source in texts:
+        for package, declared in requirements_in(text, source).items():
+            found[package] = found[package].intersect(declared) if package in found else declared
+    return found
