@@ -1,0 +1,35 @@
+"""Runtime truth for SDL001: the flagged fixture duplicates NumPy randomness across
+workers and epochs under torch < 1.9 seeding; its --fix output does not."""
+
+from pathlib import Path
+
+import pytest
+
+from runtime_support import duplicate_count, epochs_of_values, load_module
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "SDL001"
+
+
+def test_flagged_loader_repeats_numpy_values_across_workers_and_epochs(monkeypatch):
+    module = load_module(FIXTURES / "basic_getitem.py")
+    first, second = epochs_of_values(module.make_loader(), monkeypatch=monkeypatch)
+    assert len(first) == 64
+    # 2 workers start from one NumPy state: each value appears once per worker.
+    assert duplicate_count(first) == 64 - 32
+    assert sorted(first) == sorted(second), "every epoch replays the same values"
+
+
+def test_fixed_loader_draws_distinct_values_per_worker_and_epoch(monkeypatch):
+    module = load_module(FIXTURES / "basic_getitem.fixed.py")
+    assert module.make_loader().worker_init_fn is module.seed_worker
+    first, second = epochs_of_values(module.make_loader(), monkeypatch=monkeypatch)
+    assert duplicate_count(first) == 0
+    assert duplicate_count(first + second) == 0, "epochs draw fresh values"
+
+
+@pytest.mark.parametrize("fixture", ["basic_getitem.py", "basic_getitem.fixed.py"])
+def test_current_torch_reseeds_numpy_itself(fixture, monkeypatch):
+    """Why SDL001 stays silent for torch >= 1.9: the installed torch reseeds NumPy."""
+    module = load_module(FIXTURES / fixture)
+    first, second = epochs_of_values(module.make_loader(), legacy_numpy_seeding=False)
+    assert duplicate_count(first + second) == 0
