@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import List, Optional
 
 from seedlint import __version__
+from seedlint.cache import default_cache
 from seedlint.config import ConfigError, load_settings, version_option
 from seedlint.engine import Engine
 from seedlint.report import FORMATS, text
@@ -48,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--torch-version", help="target torch version (e.g. 1.8 or '>=2.0'), overrides the project's")
     parser.add_argument("--lightning-version", help="target Lightning version, overrides the project's")
     parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.seedlint] from this file")
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="processes that parse files in parallel (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the .seedlint_cache/ facts cache")
     parser.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     parser.add_argument("--version", action="version", version=f"seedlint {__version__}")
     return parser
@@ -131,7 +135,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ConfigError as error:
         print(f"seedlint: error: {error}", file=sys.stderr)
         return 2
-    engine = Engine(settings)
+    cache = None if args.no_cache else default_cache(settings.project_root)
+    engine = Engine(settings, jobs=args.jobs, cache=cache)
     write_errors: List[InputError] = []
     if args.fix or args.diff:
         result = engine.fix(paths)

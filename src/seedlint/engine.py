@@ -7,7 +7,6 @@ parse, then written atomically once per file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from seedlint.cache import DiskCache, cache_key
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover, mentions_any
@@ -45,32 +45,75 @@ def parse_error(path: str, error: Exception) -> InputError:
     return InputError(path, f"cannot parse: {error}")
 
 
+def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputError]:
+    path, text, name, is_package = job
+    try:
+        module = cst.parse_module(text)
+    except Exception as error:  # ParserSyntaxError, and RecursionError on pathological nesting
+        return parse_error(path, error)
+    return collect_facts(module, name, path, is_package)
+
+
 class FactsStore:
-    """Module facts by (content hash, module identity); parsing happens once per content."""
+    """Module facts by content: in memory, then in the disk cache, else parsed once."""
 
-    def __init__(self) -> None:
-        self._memory: Dict[Tuple[str, str, str, bool], ModuleFacts] = {}
+    def __init__(self, cache: Optional[DiskCache] = None, jobs: int = 1) -> None:
+        self.cache = cache
+        self.jobs = max(1, jobs)
+        self._memory: Dict[str, Union[ModuleFacts, InputError]] = {}
 
-    def facts(self, source: SourceFile, name: str, is_package: bool) -> Union[ModuleFacts, InputError]:
-        digest = hashlib.sha256(source.text.encode("utf-8", "surrogatepass")).hexdigest()
-        key = (digest, source.path, name, is_package)
-        if key in self._memory:
-            return self._memory[key]
-        try:
-            module = cst.parse_module(source.text)
-        except Exception as error:  # libcst raises ParserSyntaxError, and RecursionError on pathological nesting
-            return parse_error(source.path, error)
-        facts = collect_facts(module, name, source.path, is_package)
-        self._memory[key] = facts
-        return facts
+    def facts(self, path: str, text: str, name: str, is_package: bool) -> Union[ModuleFacts, InputError]:
+        key = cache_key(text, path, name, is_package)
+        found = self._memory.get(key)
+        if found is None and self.cache is not None:
+            found = self.cache.get(key)
+        if found is None:
+            found = _parse_facts((path, text, name, is_package))
+            if self.cache is not None:
+                self.cache.put(key, found)
+        self._memory[key] = found
+        return found
+
+    def prefetch(self, jobs: List[Tuple[str, str, str, bool]]) -> None:
+        """Parse the files not yet known, in parallel when there are enough of them."""
+        missing = []
+        for job in jobs:
+            key = cache_key(*job)
+            if key in self._memory:
+                continue
+            cached = self.cache.get(key) if self.cache is not None else None
+            if cached is not None:
+                self._memory[key] = cached
+            else:
+                missing.append((key, job))
+        if self.jobs < 2 or len(missing) < 8:
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        chunk = max(1, len(missing) // (self.jobs * 4))
+        with ProcessPoolExecutor(max_workers=self.jobs, mp_context=context) as pool:
+            results = pool.map(_parse_facts, [job for _, job in missing], chunksize=chunk)
+            for (key, _), found in zip(missing, results):
+                self._memory[key] = found
+                if self.cache is not None:
+                    self.cache.put(key, found)
 
 
 class Engine:
-    def __init__(self, settings: Settings, rules: Optional[Sequence[Rule]] = None, honor_noqa: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        rules: Optional[Sequence[Rule]] = None,
+        honor_noqa: bool = True,
+        jobs: int = 1,
+        cache: Optional[DiskCache] = None,
+    ) -> None:
         self.settings = settings
         self.rules = [r for r in (rules if rules is not None else RULES) if settings.is_selected(r.code)]
         self.honor_noqa = honor_noqa
-        self.store = FactsStore()
+        self.store = FactsStore(cache, jobs)
         tokens = set()
         for rule in self.rules:
             tokens.update(rule.triggers(settings))
@@ -155,6 +198,7 @@ class Engine:
         index = ProjectIndex(self._lazy_loader(overrides))
         roots: List[ModuleFacts] = []
         linted: Dict[str, str] = {}
+        candidates = []
         for target in targets:
             source = self._load_source(target.absolute, overrides, target.shown)
             if isinstance(source, InputError):
@@ -164,10 +208,13 @@ class Engine:
             linted[target.absolute] = target.shown
             self._shown[target.absolute] = target.shown
             self._sources.setdefault(target.absolute, source)
-            if not mentions_any(source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw, self.tokens):
-                continue
-            name, root, is_package = module_identity(target.absolute)
-            facts = self.store.facts(SourceFile(target.absolute, source.text, source.encoding, source.raw), name, is_package)
+            raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
+            if mentions_any(raw, self.tokens):
+                name, root, is_package = module_identity(target.absolute)
+                candidates.append((target, source, name, root, is_package))
+        self.store.prefetch([(t.absolute, s.text, n, p) for t, s, n, _, p in candidates])
+        for target, source, name, root, is_package in candidates:
+            facts = self.store.facts(target.absolute, source.text, name, is_package)
             if isinstance(facts, InputError):
                 result.errors.append(InputError(target.shown, facts.reason))
                 continue
@@ -206,7 +253,7 @@ class Engine:
             source = self._load_source(path, overrides, shown)
             if isinstance(source, InputError):
                 return None
-            facts = self.store.facts(SourceFile(path, source.text, source.encoding, source.raw), name, is_package)
+            facts = self.store.facts(path, source.text, name, is_package)
             return facts if isinstance(facts, ModuleFacts) else None
 
         return load

@@ -1,0 +1,67 @@
+"""The facts cache: module facts stored on disk by content hash, so an unchanged file is
+never parsed twice. Entries are written atomically, so concurrent runs are safe; any
+unreadable entry is treated as a miss."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from typing import Optional
+
+from seedlint import __version__
+
+SCHEMA = 1
+DIRECTORY_NAME = ".seedlint_cache"
+
+
+def cache_key(text: str, path: str, name: str, is_package: bool) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{__version__}\0{SCHEMA}\0{path}\0{name}\0{is_package}\0".encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class DiskCache:
+    def __init__(self, root: str) -> None:
+        self.directory = os.path.join(root, DIRECTORY_NAME, f"{__version__}-{SCHEMA}")
+        self._ready = False
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        os.makedirs(self.directory, exist_ok=True)
+        top = os.path.dirname(self.directory)
+        gitignore = os.path.join(top, ".gitignore")
+        if not os.path.exists(gitignore):
+            with open(gitignore, "w") as handle:
+                handle.write("# Created by seedlint automatically.\n*\n")
+        tag = os.path.join(top, "CACHEDIR.TAG")
+        if not os.path.exists(tag):
+            with open(tag, "w") as handle:
+                handle.write("Signature: 8a477f597d28d172789f06886806bc55\n# seedlint facts cache\n")
+        self._ready = True
+
+    def get(self, key: str):
+        try:
+            with open(os.path.join(self.directory, key[:2], key), "rb") as handle:
+                return pickle.load(handle)
+        except Exception:  # a missing, partial or foreign entry is a miss
+            return None
+
+    def put(self, key: str, value) -> None:
+        try:
+            self._prepare()
+            folder = os.path.join(self.directory, key[:2])
+            os.makedirs(folder, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            with os.fdopen(handle, "wb") as out:
+                pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, os.path.join(folder, key))
+        except (OSError, pickle.PicklingError, RecursionError):
+            return  # a read-only tree simply runs without a cache
+
+
+def default_cache(project_root: Optional[str]) -> Optional[DiskCache]:
+    return DiskCache(project_root or os.getcwd())
