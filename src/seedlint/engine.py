@@ -12,15 +12,11 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-import libcst as cst
-
 from seedlint.cache import DiskCache, cache_key
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover, mentions_any
-from seedlint.facts import collect_facts
 from seedlint.facts.model import ModuleFacts
-from seedlint.fixes import apply_fixes
 from seedlint.index import ProjectIndex, module_identity
 from seedlint.rules import RULES, Project, Rule
 from seedlint.source import ChangedOnDisk, InputError, SourceFile, read_source
@@ -40,12 +36,18 @@ class Result:
 
 
 def parse_error(path: str, error: Exception) -> InputError:
+    import libcst as cst
+
     if isinstance(error, cst.ParserSyntaxError):
         return InputError(path, f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {error.message}")
     return InputError(path, f"cannot parse: {error}")
 
 
 def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputError]:
+    import libcst as cst
+
+    from seedlint.facts.collector import collect_facts
+
     path, text, name, is_package = job
     try:
         module = cst.parse_module(text)
@@ -126,6 +128,10 @@ class Engine:
 
     def fix(self, paths: Iterable[str]) -> Result:
         """Compute fixes to a fixed point; the caller decides whether to write them."""
+        import libcst as cst
+
+        from seedlint.fixes import apply_fixes
+
         targets = list(discover(paths, self.settings))
         overrides: Dict[str, str] = {}
         applied: Dict[str, int] = {}
