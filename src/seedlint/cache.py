@@ -12,8 +12,24 @@ from typing import Optional
 
 from seedlint import __version__
 
-SCHEMA = 1
 DIRECTORY_NAME = ".seedlint_cache"
+
+
+def _schema() -> str:
+    """A fingerprint of the code that defines facts, so a changed facts pass never reads
+    entries written by another."""
+    digest = hashlib.sha256()
+    folder = os.path.join(os.path.dirname(__file__), "facts")
+    for name in ("model.py", "collector.py"):
+        try:
+            with open(os.path.join(folder, name), "rb") as handle:
+                digest.update(handle.read())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()[:12]
+
+
+SCHEMA = _schema()
 
 
 def cache_key(text: str, path: str, name: str, is_package: bool) -> str:
