@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import json
 import os
 import platform
@@ -45,6 +46,7 @@ import time
 import venv
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -61,17 +63,44 @@ FULL_SOURCES = [("diffusers", "0.30.0"), ("transformers", "4.44.0")]
 QUICK_SOURCES = [("timm", "1.0.9"), ("lightning", "2.4.0")]
 FULL_GENERATED = 100
 QUICK_GENERATED = 25
-SIZES = [("quarter", 4), ("half", 2), ("full", 1)]
+SUBSETS = [("quarter", 4), ("half", 2)]
 
 DATASETS = [
-    "cifar", "imagenet", "coco", "laion", "librispeech", "wikitext", "kinetics",
-    "celeba", "openwebtext", "mnist", "ade20k", "voc", "pile", "audioset",
-    "cityscapes", "squad", "c4", "ucf101", "flowers", "fineweb",
+    "cifar",
+    "imagenet",
+    "coco",
+    "laion",
+    "librispeech",
+    "wikitext",
+    "kinetics",
+    "celeba",
+    "openwebtext",
+    "mnist",
+    "ade20k",
+    "voc",
+    "pile",
+    "audioset",
+    "cityscapes",
+    "squad",
+    "c4",
+    "ucf101",
+    "flowers",
+    "fineweb",
 ]
 SNAPSHOT_SKIP = shutil.ignore_patterns(
-    ".git", ".venv", "venv", "__pycache__", "*.egg-info", "build", "dist",
-    ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis",
-    ".seedlint_cache", "node_modules",
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".hypothesis",
+    ".seedlint_cache",
+    "node_modules",
 )
 RSS_WRAPPER = (
     "import resource, subprocess, sys\n"
@@ -103,8 +132,14 @@ def run_once(argv, cwd, env=None, timeout=None) -> Run:
     """Run argv in its own session; on timeout kill the whole process group."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, errors="replace", start_new_session=True,
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
     )
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -116,7 +151,7 @@ def run_once(argv, cwd, env=None, timeout=None) -> Run:
 
 
 def check_call(argv, **kwargs) -> str:
-    result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    result = subprocess.run(argv, check=False, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
         raise RuntimeError(f"{' '.join(map(str, argv))} failed:\n{tail}")
@@ -159,7 +194,9 @@ def install_seedlint(workdir: Path, source: Path) -> str:
     log(f"installing seedlint from {source}")
     try:
         check_call([python, "-m", "pip", "uninstall", "-q", "-y", "seedlint"], env=env)
-        check_call([python, "-m", "pip", "install", "-q", str(snapshot), FLAKE8], env=env)
+        check_call(
+            [python, "-m", "pip", "install", "-q", str(snapshot), FLAKE8], env=env
+        )
     except RuntimeError as exc:
         return str(exc)
     if not venv_bin(workdir, "seedlint", "seedlint").exists():
@@ -187,13 +224,14 @@ def download(workdir: Path, name: str, version: str) -> Path:
     if found:
         return found[0]
     log(f"downloading {name}=={version}")
-    pip = [str(venv_bin(workdir, "peers", "python")), "-m", "pip", "download",
-           "-q", "--no-deps", "-d", str(dest), f"{name}=={version}"]
+    python = str(venv_bin(workdir, "peers", "python"))
+    pip = [python, "-m", "pip", "download", "-q", "--no-deps", "-d", str(dest)]
+    pip.append(f"{name}=={version}")
     try:
         check_call(pip + ["--no-binary", ":all:"])
     except RuntimeError:
         check_call(pip + ["--only-binary", ":all:"])
-    return sorted(dest.glob("*"))[0]
+    return min(dest.glob("*"))
 
 
 def archive_members(archive: Path):
@@ -272,41 +310,48 @@ def link_subset(full: Path, dest: Path, step: int) -> None:
             shutil.copy2(path, target)
 
 
+def build_full_tree(workdir: Path, path: Path, sources, generated: int) -> Tree:
+    archives = [download(workdir, name, version) for name, version in sources]
+    shutil.rmtree(path, ignore_errors=True)
+    for archive in archives:
+        extract_python(archive, path / archive_stem(archive))
+    scripts = add_generated(path, generated)
+    sample = next(p for p in scripts if p.name.startswith("train_classifier"))
+    composition = " + ".join(f"{n} {v}" for n, v in sources)
+    composition += f" + {generated} generated training scripts"
+    return Tree(
+        "full", path, *tree_stats(path), composition, str(sample.relative_to(path))
+    )
+
+
+def subset_tree(full: Tree, path: Path, name: str, step: int) -> Tree:
+    shutil.rmtree(path, ignore_errors=True)
+    link_subset(full.path, path, step)
+    return Tree(name, path, *tree_stats(path), f"1 in {step} modules of the full tree")
+
+
 def build_trees(workdir: Path, label: str, sources, generated: int) -> list[Tree]:
     """Return the quarter, half and full trees, building them if needed."""
-    spec = {"sources": sources, "generated": generated,
-            "templates": {p.name: p.read_text() for p in TEMPLATES_DIR.glob("*.tmpl")}}
+    spec = {
+        "sources": sources,
+        "generated": generated,
+        "templates": {p.name: p.read_text() for p in TEMPLATES_DIR.glob("*.tmpl")},
+    }
+    spec = json.loads(json.dumps(spec))
     meta_path = workdir / "trees" / f"{label}.json"
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text())
-        if meta["spec"] == json.loads(json.dumps(spec)):
+        if meta["spec"] == spec:
             return [Tree(**{**t, "path": Path(t["path"])}) for t in meta["trees"]]
-    archives = [download(workdir, name, version) for name, version in sources]
-    trees = []
-    for size, step in reversed(SIZES):
-        path = workdir / "trees" / f"{label}-{size}"
-        shutil.rmtree(path, ignore_errors=True)
-        path.mkdir(parents=True)
-        if step == 1:
-            for archive in archives:
-                extract_python(archive, path / archive_stem(archive))
-            scripts = add_generated(path, generated)
-            sample = next(p for p in scripts if p.name.startswith("train_classifier"))
-            sample = sample.relative_to(path)
-            full = path
-        else:
-            link_subset(full, path, step)
-        modules, lines = tree_stats(path)
-        composition = " + ".join(f"{n} {v}" for n, v in sources)
-        composition += f" + {generated} generated training scripts"
-        if step != 1:
-            composition = f"every {step}th module of the full tree"
-        trees.append(Tree(size, path, modules, lines, composition,
-                          str(sample) if step == 1 else ""))
-    trees.reverse()
-    meta_path.write_text(json.dumps(
-        {"spec": spec, "trees": [{**dataclasses.asdict(t), "path": str(t.path)} for t in trees]},
-        indent=1))
+    full = build_full_tree(
+        workdir, workdir / "trees" / f"{label}-full", sources, generated
+    )
+    trees = [
+        subset_tree(full, workdir / "trees" / f"{label}-{name}", name, step)
+        for name, step in SUBSETS
+    ] + [full]
+    saved = [{**dataclasses.asdict(t), "path": str(t.path)} for t in trees]
+    meta_path.write_text(json.dumps({"spec": spec, "trees": saved}, indent=1))
     return trees
 
 
@@ -345,38 +390,54 @@ class Result:
         return min(self.times)
 
 
-def record(result: Result, run: Run, accept, timeout=None) -> bool:
-    """Add run to result; return False when later runs should be skipped."""
+@dataclasses.dataclass
+class Job:
+    label: str
+    argv: list[str]
+    tree: Tree
+    accept: tuple = (0, 1)
+    before: Callable[[], None] | None = None
+    env: dict | None = None
+    timeout: float | None = None
+    requires: str = ""
+
+
+def record(result: Result, run: Run, job: Job) -> None:
     result.codes.append(run.code)
     result.stderr_lines = len(run.stderr.splitlines())
     result.stdout_lines = len(run.stdout.splitlines())
     if run.timed_out:
         result.timed_out = True
-        result.times.append(float(timeout))
-        log(f"  {result.label}: timed out after {timeout} s")
-        return False
-    if run.code not in accept:
-        last = (run.stderr.strip().splitlines() or run.stdout.strip().splitlines() or [""])[-1]
+        result.times.append(float(job.timeout))
+        log(f"  {result.label}: timed out after {job.timeout:.0f} s")
+    elif run.code not in job.accept:
+        last = (
+            run.stderr.strip().splitlines() or run.stdout.strip().splitlines() or [""]
+        )[-1]
         result.error = f"exit {run.code}: {last[:160]}"
         log(f"  {result.label}: {result.error}")
-        return False
-    result.times.append(run.seconds)
-    log(f"  {result.label} on {result.tree}: {run.seconds:.3f} s (exit {run.code})")
-    return True
+    else:
+        result.times.append(run.seconds)
+        log(f"  {result.label} on {result.tree}: {run.seconds:.3f} s (exit {run.code})")
 
 
-def bench(label, argv, tree: Tree, runs, accept=(0, 1), before=None,
-          env=None, timeout=None) -> Result:
-    result = Result(label, tree.name)
-    if not Path(argv[0]).exists():
-        result.error = f"{Path(argv[0]).name} is not installed"
-        return result
+def run_rounds(jobs: list[Job], runs: int) -> list[Result]:
+    """Run every job once per round, so background load hits all tools alike."""
+    results = {job.label: Result(job.label, job.tree.name) for job in jobs}
+    for job in jobs:
+        if not Path(job.argv[0]).exists():
+            results[job.label].error = f"{Path(job.argv[0]).name} is not installed"
     for _ in range(runs):
-        if before:
-            before()
-        if not record(result, run_once(argv, tree.path, env, timeout), accept, timeout):
-            break
-    return result
+        for job in jobs:
+            result = results[job.label]
+            if job.requires and results[job.requires].error:
+                result.error = result.error or f"skipped: {job.requires} failed"
+            if result.error or result.timed_out:
+                continue
+            if job.before:
+                job.before()
+            record(result, run_once(job.argv, job.tree.path, job.env, job.timeout), job)
+    return list(results.values())
 
 
 def clear_seedlint_caches(tree: Tree, workdir: Path) -> None:
@@ -404,7 +465,9 @@ def process_tree_rss_kb(root_pid: int) -> int:
     while stack:
         pid = stack.pop()
         try:
-            total += int(Path("/proc", str(pid), "statm").read_text().split()[1]) * PAGE_KB
+            total += (
+                int(Path("/proc", str(pid), "statm").read_text().split()[1]) * PAGE_KB
+            )
         except OSError:
             pass
         stack.extend(children.get(pid, []))
@@ -424,8 +487,13 @@ def measure_memory(argv, tree: Tree, env) -> Memory:
     """Peak RSS of argv in a fresh wrapper process, plus sampled total RSS."""
     memory = Memory(tree)
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", RSS_WRAPPER, *argv], cwd=tree.path,
-                            env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RSS_WRAPPER, *argv],
+        cwd=tree.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     peak = 0
     while proc.poll() is None:
         peak = max(peak, process_tree_rss_kb(proc.pid))
@@ -437,8 +505,10 @@ def measure_memory(argv, tree: Tree, env) -> Memory:
         memory.error = f"exit {code}"
     memory.max_rss_mb = int(max_rss) / 1024
     memory.tree_rss_mb = peak / 1024
-    log(f"  memory on {tree.name}: max process {memory.max_rss_mb:.0f} MB, "
-        f"process tree {memory.tree_rss_mb:.0f} MB, {memory.seconds:.2f} s")
+    log(
+        f"  memory on {tree.name}: max process {memory.max_rss_mb:.0f} MB, "
+        f"process tree {memory.tree_rss_mb:.0f} MB, {memory.seconds:.2f} s"
+    )
     return memory
 
 
@@ -450,8 +520,11 @@ def parse_findings(text: str) -> list[str]:
         data = [json.loads(line) for line in text.splitlines() if line.strip()]
     if isinstance(data, dict):
         lists = [v for k, v in data.items() if isinstance(v, list)]
-        preferred = [data[k] for k in ("findings", "results", "diagnostics", "violations")
-                     if isinstance(data.get(k), list)]
+        preferred = [
+            data[k]
+            for k in ("findings", "results", "diagnostics", "violations")
+            if isinstance(data.get(k), list)
+        ]
         data = (preferred or lists or [[data]])[0]
     return sorted(json.dumps(item, sort_keys=True) for item in data)
 
@@ -494,63 +567,75 @@ def seedlint_env(workdir: Path) -> dict:
     return dict(os.environ, XDG_CACHE_HOME=str(workdir / "xdg-cache"))
 
 
-def bench_seedlint(workdir: Path, tree: Tree, runs: int) -> list[Result]:
+def seedlint_jobs(workdir: Path, tree: Tree) -> list[Job]:
     exe = str(venv_bin(workdir, "seedlint", "seedlint"))
-    env = seedlint_env(workdir)
-    clear = lambda: clear_seedlint_caches(tree, workdir)  # noqa: E731
-    accept = (0, 1, 2)
-    results = [
-        bench("seedlint cold", [exe, "--no-cache", "."], tree, runs, accept, clear, env),
-        bench("seedlint cold --jobs 1", [exe, "--jobs", "1", "--no-cache", "."],
-              tree, runs, accept, clear, env),
+    one = dataclasses.replace(tree, name="1 file")
+    clear = functools.partial(clear_seedlint_caches, tree, workdir)
+    common = {"accept": (0, 1, 2), "env": seedlint_env(workdir)}
+    return [
+        Job("seedlint cold", [exe, "--no-cache", "."], tree, before=clear, **common),
+        Job(
+            "seedlint cold --jobs 1",
+            [exe, "--jobs", "1", "--no-cache", "."],
+            tree,
+            before=clear,
+            **common,
+        ),
+        Job("seedlint cache fill", [exe, "."], tree, before=clear, **common),
+        Job(
+            "seedlint warm", [exe, "."], tree, requires="seedlint cache fill", **common
+        ),
+        Job("seedlint 1 file", [exe, tree.sample_file], one, **common),
+        Job(
+            "seedlint 1 file --no-cache",
+            [exe, "--no-cache", tree.sample_file],
+            one,
+            **common,
+        ),
     ]
-    fill, warm = Result("seedlint cache fill", tree.name), Result("seedlint warm", tree.name)
-    for _ in range(runs if Path(exe).exists() else 0):
-        clear()
-        if not (record(fill, run_once([exe, "."], tree.path, env), accept)
-                and record(warm, run_once([exe, "."], tree.path, env), accept)):
-            break
-    if not Path(exe).exists():
-        fill.error = warm.error = "seedlint is not installed"
-    results += [fill, warm]
-    one = Tree("1 file", tree.path, 1, 0, "")
-    results += [
-        bench("seedlint 1 file", [exe, tree.sample_file], one, runs, accept, env=env),
-        bench("seedlint 1 file --no-cache", [exe, "--no-cache", tree.sample_file],
-              one, runs, accept, env=env),
-    ]
-    return results
 
 
-def bench_peers(workdir: Path, tree: Tree, runs: int) -> list[Result]:
-    peer = lambda exe: str(venv_bin(workdir, "peers", exe))  # noqa: E731
+def peer_jobs(workdir: Path, tree: Tree) -> list[Job]:
+    ruff = str(venv_bin(workdir, "peers", "ruff"))
+    flake8 = str(venv_bin(workdir, "peers", "flake8"))
     sdl_flake8 = str(venv_bin(workdir, "seedlint", "flake8"))
     return [
-        bench("ruff NPY002", [peer("ruff"), "check", "--select", "NPY002", "--no-cache", "."],
-              tree, runs),
-        bench("flake8 E9", [peer("flake8"), "--select=E9", "."], tree, runs),
-        bench("flake8 E9 (seedlint venv)", [sdl_flake8, "--select=E9", "."], tree, runs),
-        bench("flake8 E9,SDL", [sdl_flake8, "--select=E9,SDL", "."], tree, runs),
+        Job(
+            "ruff NPY002",
+            [ruff, "check", "--select", "NPY002", "--no-cache", "."],
+            tree,
+        ),
+        Job("flake8 E9", [flake8, "--select=E9", "."], tree),
+        Job("flake8 E9 (SDL plugin installed)", [sdl_flake8, "--select=E9", "."], tree),
+        Job("flake8 E9,SDL", [sdl_flake8, "--select=E9,SDL", "."], tree),
     ]
 
 
-def bench_torchfix(workdir: Path, tree: Tree, runs: int, timeout: float) -> Result:
+def torchfix_job(workdir: Path, tree: Tree, timeout: float) -> Job:
     exe = str(venv_bin(workdir, "torchfix", "torchfix"))
-    return bench("torchfix", [exe, "."], tree, runs, timeout=timeout)
+    return Job("torchfix", [exe, "."], tree, timeout=timeout)
 
 
 def tool_versions(workdir: Path) -> dict[str, str]:
     probes = {
         "ruff": [venv_bin(workdir, "peers", "ruff"), "--version"],
-        "flake8 (seedlint venv)": [venv_bin(workdir, "seedlint", "flake8"), "--version"],
+        "flake8 (seedlint venv)": [
+            venv_bin(workdir, "seedlint", "flake8"),
+            "--version",
+        ],
         "torchfix": [venv_bin(workdir, "torchfix", "torchfix"), "--version"],
-        "seedlint": [venv_bin(workdir, "seedlint", "python"), "-c",
-                     "import importlib.metadata as m; print(m.version('seedlint'))"],
+        "seedlint": [
+            venv_bin(workdir, "seedlint", "python"),
+            "-c",
+            "import importlib.metadata as m; print(m.version('seedlint'))",
+        ],
     }
     versions = {}
     for name, argv in probes.items():
         try:
-            out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            out = subprocess.run(
+                argv, check=False, capture_output=True, text=True, timeout=60
+            )
             versions[name] = (out.stdout.strip() or out.stderr.strip()).splitlines()[0]
         except (OSError, IndexError, subprocess.TimeoutExpired):
             versions[name] = "unavailable"
@@ -558,8 +643,15 @@ def tool_versions(workdir: Path) -> dict[str, str]:
 
 
 def ruff_file_count(workdir: Path, tree: Tree) -> int:
-    argv = [str(venv_bin(workdir, "peers", "ruff")), "check", "--show-files",
-            "--select", "NPY002", "--no-cache", "."]
+    argv = [
+        str(venv_bin(workdir, "peers", "ruff")),
+        "check",
+        "--show-files",
+        "--select",
+        "NPY002",
+        "--no-cache",
+        ".",
+    ]
     run = run_once(argv, tree.path)
     return sum(1 for line in run.stdout.splitlines() if line.strip().endswith(".py"))
 
@@ -589,29 +681,44 @@ def ratio(result: Result, ref: Result | None) -> str:
 def timing_table(results: list[Result]) -> list[str]:
     by = {r.label: r for r in results}
     refs = [by.get("ruff NPY002"), by.get("flake8 E9"), by.get("torchfix")]
-    lines = ["| tool | tree | median s | min s | runs | ÷ ruff | ÷ flake8 E9 | ÷ torchfix |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| tool | tree | median s | min s | runs | ÷ ruff | ÷ flake8 E9 | ÷ torchfix |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in results:
         if not r.ok:
             lines.append(f"| {r.label} | {r.tree} | FAILED: {r.error} | | 0 | | | |")
             continue
-        cells = [r.label, r.tree, fmt_seconds(r, r.median), fmt_seconds(r, r.minimum),
-                 str(len(r.times))] + [ratio(r, ref) for ref in refs]
+        cells = [
+            r.label,
+            r.tree,
+            fmt_seconds(r, r.median),
+            fmt_seconds(r, r.minimum),
+            str(len(r.times)),
+        ] + [ratio(r, ref) for ref in refs]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
 def memory_table(memories: list[Memory]) -> list[str]:
-    lines = ["| tree | modules | lines | wall s | peak RSS, largest process MB "
-             "| peak RSS, all processes MB (sampled) |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        (
+            "| tree | modules | lines | wall s | peak RSS, largest process MB "
+            "| peak RSS, all processes MB (sampled) |"
+        ),
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for m in memories:
         if m.error:
-            lines.append(f"| {m.tree.name} | {m.tree.modules} | {m.tree.lines} | "
-                         f"FAILED: {m.error} | | |")
+            lines.append(
+                f"| {m.tree.name} | {m.tree.modules} | {m.tree.lines} | "
+                f"FAILED: {m.error} | | |"
+            )
             continue
-        lines.append(f"| {m.tree.name} | {m.tree.modules} | {m.tree.lines} | "
-                     f"{m.seconds:.2f} | {m.max_rss_mb:.0f} | {m.tree_rss_mb:.0f} |")
+        lines.append(
+            f"| {m.tree.name} | {m.tree.modules} | {m.tree.lines} | "
+            f"{m.seconds:.2f} | {m.max_rss_mb:.0f} | {m.tree_rss_mb:.0f} |"
+        )
     return lines
 
 
@@ -625,21 +732,37 @@ def speedup_target(name, result, ref, threshold, invert=False):
     lower_bound = invert and ref.timed_out
     passed = value >= threshold if invert else value <= threshold
     shown = f"{'>= ' if lower_bound else ''}{value:.3g}x"
-    status = "PASS" if passed else ("UNKNOWN (torchfix timed out)" if lower_bound else "FAIL")
+    status = (
+        "PASS"
+        if passed
+        else ("UNKNOWN (torchfix timed out)" if lower_bound else "FAIL")
+    )
     return [name, shown, status]
 
 
 def targets_table(by: dict, memories: list[Memory], equality: dict) -> list[str]:
     cold, warm = by.get("seedlint cold"), by.get("seedlint warm")
     rows = [
-        speedup_target("seedlint cold >= 100x faster than torchfix",
-                       cold, by.get("torchfix"), 100, invert=True),
-        speedup_target("seedlint cold <= 0.15x flake8 --select=E9",
-                       cold, by.get("flake8 E9"), 0.15),
-        speedup_target("stretch: seedlint cold <= 10x ruff", cold, by.get("ruff NPY002"), 10),
+        speedup_target(
+            "seedlint cold >= 100x faster than torchfix",
+            cold,
+            by.get("torchfix"),
+            100,
+            invert=True,
+        ),
+        speedup_target(
+            "seedlint cold <= 0.15x flake8 --select=E9", cold, by.get("flake8 E9"), 0.15
+        ),
+        speedup_target(
+            "stretch: seedlint cold <= 10x ruff", cold, by.get("ruff NPY002"), 10
+        ),
         speedup_target("seedlint warm <= 2x ruff", warm, by.get("ruff NPY002"), 2),
-        speedup_target("flake8 E9,SDL <= 1.10x flake8 E9 (no seedlint)",
-                       by.get("flake8 E9,SDL"), by.get("flake8 E9"), 1.10),
+        speedup_target(
+            "flake8 E9,SDL <= 1.10x flake8 E9 (no seedlint)",
+            by.get("flake8 E9,SDL"),
+            by.get("flake8 E9"),
+            1.10,
+        ),
         single_file_target(by),
         memory_target(memories),
         equality_target(equality),
@@ -653,56 +776,112 @@ def single_file_target(by: dict) -> list[str]:
     if not all(r is not None and r.ok for r in runs):
         return ["single file < 0.5 s", "n/a", "NO DATA"]
     worst = max(r.median for r in runs)
-    return ["single file < 0.5 s (worse of cached / --no-cache)", f"{worst:.3f} s",
-            "PASS" if worst < 0.5 else "FAIL"]
+    return [
+        "single file < 0.5 s (worse of cached / --no-cache)",
+        f"{worst:.3f} s",
+        "PASS" if worst < 0.5 else "FAIL",
+    ]
 
 
 def memory_target(memories: list[Memory]) -> list[str]:
     if not memories or any(m.error for m in memories):
         return ["peak RSS < 300 MB", "n/a", "NO DATA"]
-    shown = ", ".join(f"{m.tree.name} {m.max_rss_mb:.0f}/{m.tree_rss_mb:.0f}" for m in memories)
+    shown = ", ".join(
+        f"{m.tree.name} {m.max_rss_mb:.0f}/{m.tree_rss_mb:.0f}" for m in memories
+    )
     worst = max(m.max_rss_mb for m in memories)
-    return ["peak RSS < 300 MB (largest process / all processes, MB)", shown,
-            "PASS" if worst < 300 else "FAIL"]
+    return [
+        "peak RSS < 300 MB (largest process / all processes, MB)",
+        shown,
+        "PASS" if worst < 300 else "FAIL",
+    ]
 
 
 def equality_target(equality: dict) -> list[str]:
     if not equality or equality.get("error") or "identical" not in equality:
-        return ["identical findings across jobs/cache", equality.get("error", "n/a"), "NO DATA"]
-    return ["identical findings across jobs/cache",
-            f"{equality['count']} findings, {len(equality['variants'])} variants",
-            "PASS" if equality["identical"] else "FAIL"]
+        return [
+            "identical findings across jobs/cache",
+            equality.get("error", "n/a"),
+            "NO DATA",
+        ]
+    return [
+        "identical findings across jobs/cache",
+        f"{equality['count']} findings, {len(equality['variants'])} variants",
+        "PASS" if equality["identical"] else "FAIL",
+    ]
 
 
-def machine_info(workdir: Path) -> list[str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in
-                Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    python = subprocess.run([str(venv_bin(workdir, "peers", "python")), "--version"],
-                            capture_output=True, text=True).stdout.strip()
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def machine_info(workdir: Path, load_before: str) -> list[str]:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    python = run_once([str(venv_bin(workdir, "peers", "python")), "--version"], workdir)
+    python = python.stdout.strip() or python.stderr.strip()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return [f"- date: {now}", f"- nproc: {len(os.sched_getaffinity(0))} ({cpu})",
-            f"- python: {python} on {platform.platform()}"]
+    return [
+        f"- date: {now}",
+        f"- nproc: {len(os.sched_getaffinity(0))} ({cpu})",
+        f"- python: {python} on {platform.platform()}",
+        f"- load average (1/5/15 min): {load_before} before, {load_average()} after",
+    ]
 
 
 def report(ctx: dict) -> str:
     by = {r.label: r for r in ctx["results"]}
     out = ["# seedlint benchmark" + (" (--quick)" if ctx["quick"] else ""), ""]
-    out += machine_info(ctx["workdir"])
+    out += machine_info(ctx["workdir"], ctx["load_before"])
     out += [f"- {name}: {version}" for name, version in ctx["versions"].items()]
-    out += [f"- runs per tool: {ctx['runs']} (torchfix: {ctx['torchfix_runs']}, "
-            f"timeout {ctx['torchfix_timeout']:.0f} s); times are wall-clock seconds", ""]
-    out += ["## Trees", "", "| tree | modules | lines | content |", "| --- | ---: | ---: | --- |"]
-    out += [f"| {t.name} | {t.modules} | {t.lines} | {t.composition} |" for t in ctx["trees"]]
-    out += ["", f"Timed runs use the `full` tree; the single-file runs lint "
-            f"`{ctx['trees'][-1].sample_file}`. ruff sees {ctx['ruff_files']} files.", ""]
+    out += [
+        (
+            f"- runs per tool: {ctx['runs']} (torchfix: {ctx['torchfix_runs']}, "
+            f"timeout {ctx['torchfix_timeout']:.0f} s); times are wall-clock seconds"
+        ),
+        "",
+    ]
+    out += [
+        "## Trees",
+        "",
+        "| tree | modules | lines | content |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    out += [
+        f"| {t.name} | {t.modules} | {t.lines} | {t.composition} |"
+        for t in ctx["trees"]
+    ]
+    out += [
+        "",
+        (
+            f"Timed runs use the `full` tree; the single-file runs lint "
+            f"`{ctx['trees'][-1].sample_file}`. ruff sees {ctx['ruff_files']} files."
+        ),
+        "",
+    ]
     out += ["## Timings", ""] + timing_table(ctx["results"])
-    out += ["", "Ratios are this tool's median divided by the reference's median "
-            "(below 1 = faster). `flake8 E9` runs in a venv without seedlint; "
-            "`flake8 E9 (seedlint venv)` has the SDL plugin installed but not selected.", ""]
+    out += [
+        "",
+        (
+            "Ratios are this tool's median divided by the reference's median "
+            "(below 1 = faster). `flake8 E9` runs in a venv without seedlint "
+            "(flake8 alone, the reference); `flake8 E9 (SDL plugin installed)` runs "
+            "in the seedlint venv, where flake8 still runs the unselected SDL "
+            "plugin and filters its results by `--select` afterwards."
+        ),
+        "",
+    ]
     out += ["## seedlint peak memory (`--no-cache`, default jobs)", ""]
     out += memory_table(ctx["memories"]) + [""]
-    out += ["## Targets", ""] + targets_table(by, ctx["memories"], ctx["equality"]) + [""]
+    out += (
+        ["## Targets", ""] + targets_table(by, ctx["memories"], ctx["equality"]) + [""]
+    )
     out += notes(ctx)
     return "\n".join(out) + "\n"
 
@@ -710,36 +889,60 @@ def report(ctx: dict) -> str:
 def notes(ctx: dict) -> list[str]:
     lines = []
     if ctx["install_error"]:
-        lines.append(f"- seedlint install failed: {ctx['install_error'].splitlines()[-1]}")
+        lines.append(
+            f"- seedlint install failed: {ctx['install_error'].splitlines()[-1]}"
+        )
     if not ctx["sdl_plugin"]:
-        lines.append("- `flake8 --version` in the seedlint venv does not list a seedlint "
-                     "plugin: `flake8 E9,SDL` ran without it.")
+        lines.append(
+            "- `flake8 --version` in the seedlint venv does not list a seedlint "
+            "plugin: `flake8 E9,SDL` ran without it."
+        )
     for r in ctx["results"]:
         if r.label.startswith("seedlint") and 2 in r.codes:
-            lines.append(f"- {r.label}: exit 2 with {r.stderr_lines} stderr lines "
-                         "(unparsable files in the tree; timing kept).")
+            lines.append(
+                f"- {r.label}: exit 2 with {r.stderr_lines} stderr lines "
+                "(unparsable files in the tree; timing kept)."
+            )
     eq = ctx["equality"]
     if eq.get("variants") and not eq.get("identical"):
         first = next(iter(eq["variants"].values()))
         diffs = [f"{k}: {len(v)}" for k, v in eq["variants"].items() if v != first]
-        lines.append("- findings differ from `--jobs 1 --no-cache`: " + ", ".join(diffs))
+        lines.append(
+            "- findings differ from `--jobs 1 --no-cache`: " + ", ".join(diffs)
+        )
     return (["## Notes", ""] + lines + [""]) if lines else []
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="1 run, smaller tree (timm + lightning + 25 scripts)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="1 run, smaller tree (timm + lightning + 25 scripts)",
+    )
     parser.add_argument("--runs", type=int, help="runs per tool (default 3, --quick 1)")
-    parser.add_argument("--workdir", type=Path,
-                        help="work directory, reused when already populated")
-    parser.add_argument("--torchfix-timeout", type=float, default=1200.0,
-                        help="seconds per torchfix run (default 1200)")
-    parser.add_argument("--torchfix-runs", type=int, default=1,
-                        help="torchfix runs (default 1: it takes minutes per run)")
+    parser.add_argument(
+        "--workdir", type=Path, help="work directory, reused when already populated"
+    )
+    parser.add_argument(
+        "--torchfix-timeout",
+        type=float,
+        default=1200.0,
+        help="seconds per torchfix run (default 1200)",
+    )
+    parser.add_argument(
+        "--torchfix-runs",
+        type=int,
+        default=1,
+        help="torchfix runs (default 1: it takes minutes per run)",
+    )
     parser.add_argument("--skip-torchfix", action="store_true")
-    parser.add_argument("--seedlint-src", type=Path, default=REPO_ROOT,
-                        help="project to install seedlint from (default: this repository)")
+    parser.add_argument(
+        "--seedlint-src",
+        type=Path,
+        default=REPO_ROOT,
+        help="project to install seedlint from (default: this repository)",
+    )
     parser.add_argument("--output", type=Path, help="markdown report path")
     args = parser.parse_args(argv)
     args.runs = args.runs or (1 if args.quick else 3)
@@ -755,39 +958,52 @@ def prepare(args, workdir: Path) -> dict:
     install_error = install_seedlint(workdir, args.seedlint_src.resolve())
     if install_error:
         log(f"seedlint install failed; its rows will say so\n{install_error}")
-    label, sources, generated = (("quick", QUICK_SOURCES, QUICK_GENERATED) if args.quick
-                                 else ("full", FULL_SOURCES, FULL_GENERATED))
+    label, sources, generated = (
+        ("quick", QUICK_SOURCES, QUICK_GENERATED)
+        if args.quick
+        else ("full", FULL_SOURCES, FULL_GENERATED)
+    )
     trees = build_trees(workdir, label, sources, generated)
     for tree in trees:
-        log(f"tree {tree.name}: {tree.modules} modules, {tree.lines} lines ({tree.path})")
-    flake8_version = subprocess.run([str(venv_bin(workdir, "seedlint", "flake8")), "--version"],
-                                    capture_output=True, text=True).stdout
-    return {"install_error": install_error, "trees": trees,
-            "sdl_plugin": "seedlint" in flake8_version.lower()}
+        log(
+            f"tree {tree.name}: {tree.modules} modules, {tree.lines} lines ({tree.path})"
+        )
+    flake8_version = run_once(
+        [str(venv_bin(workdir, "seedlint", "flake8")), "--version"], workdir
+    ).stdout
+    return {
+        "install_error": install_error,
+        "trees": trees,
+        "sdl_plugin": "seedlint" in flake8_version.lower(),
+    }
 
 
 def measure(args, workdir: Path, ctx: dict) -> None:
     full = ctx["trees"][-1]
-    exe = venv_bin(workdir, "seedlint", "seedlint")
-    env = seedlint_env(workdir)
-    log("timing seedlint")
-    ctx["results"] = bench_seedlint(workdir, full, args.runs)
+    log(f"timing ruff, flake8 and seedlint: {args.runs} interleaved round(s)")
+    ctx["results"] = run_rounds(
+        peer_jobs(workdir, full) + seedlint_jobs(workdir, full), args.runs
+    )
+    clear_seedlint_caches(full, workdir)
     ctx["memories"], ctx["equality"] = [], {}
+    exe = venv_bin(workdir, "seedlint", "seedlint")
     if exe.exists():
         log("measuring seedlint memory")
         for tree in ctx["trees"]:
             clear_seedlint_caches(tree, workdir)
-            ctx["memories"].append(measure_memory([str(exe), "--no-cache", "."], tree, env))
+            ctx["memories"].append(
+                measure_memory(
+                    [str(exe), "--no-cache", "."], tree, seedlint_env(workdir)
+                )
+            )
             clear_seedlint_caches(tree, workdir)
         log("comparing seedlint findings across --jobs and cache")
-        ctx["equality"] = check_equality(exe, full, workdir, env)
+        ctx["equality"] = check_equality(exe, full, workdir, seedlint_env(workdir))
         clear_seedlint_caches(full, workdir)
-    log("timing peers")
-    ctx["results"] = bench_peers(workdir, full, args.runs) + ctx["results"]
     if not args.skip_torchfix:
         log(f"timing torchfix (timeout {args.torchfix_timeout:.0f} s per run)")
-        ctx["results"].insert(0, bench_torchfix(workdir, full, args.torchfix_runs,
-                                                args.torchfix_timeout))
+        job = torchfix_job(workdir, full, args.torchfix_timeout)
+        ctx["results"] = run_rounds([job], args.torchfix_runs) + ctx["results"]
     ctx["ruff_files"] = ruff_file_count(workdir, full)
     ctx["versions"] = tool_versions(workdir)
 
@@ -798,10 +1014,17 @@ def main(argv=None) -> int:
     workdir = workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     log(f"work directory: {workdir}")
+    load_before = load_average()
     ctx = prepare(args, workdir)
     measure(args, workdir, ctx)
-    ctx.update(quick=args.quick, workdir=workdir, runs=args.runs,
-               torchfix_runs=args.torchfix_runs, torchfix_timeout=args.torchfix_timeout)
+    ctx.update(
+        quick=args.quick,
+        workdir=workdir,
+        runs=args.runs,
+        torchfix_runs=args.torchfix_runs,
+        torchfix_timeout=args.torchfix_timeout,
+        load_before=load_before,
+    )
     text = report(ctx)
     print(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)

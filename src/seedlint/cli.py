@@ -16,10 +16,12 @@ from typing import List, Optional
 from seedlint import __version__
 from seedlint.cache import default_cache
 from seedlint.config import ConfigError, load_settings, version_option
+from seedlint.docs import rule_page
 from seedlint.engine import Engine
-from seedlint.report import FORMATS, text
+from seedlint.fixes import apply_fixes
+from seedlint.report import FORMATS, statistics, text
 from seedlint.rules import BY_CODE, RULES
-from seedlint.source import ChangedOnDisk, InputError, write_atomically
+from seedlint.source import ChangedOnDisk, InputError, read_source, write_atomically
 
 
 def _codes(value: str) -> List[str]:
@@ -53,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="processes that parse files in parallel (default: the number of cores)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the .seedlint_cache/ facts cache")
     parser.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print the number of diagnostics per rule instead of the diagnostics (text or json)")
     parser.add_argument("--version", action="version", version=f"seedlint {__version__}")
     return parser
 
@@ -79,8 +83,7 @@ def _explain(code: str) -> int:
     if rule is None:
         print(f"seedlint: error: unknown rule {code!r}; see `seedlint --list-rules`", file=sys.stderr)
         return 2
-    fix = {"safe": "Fix is available (safe).", "unsafe": "Fix is available with --unsafe-fixes (unsafe).", None: "No fix."}
-    print(f"# {rule.name} ({rule.code})\n\n{fix[rule.fix_safety]}\n\n{rule.documentation()}")
+    sys.stdout.write(rule_page(rule, note=False))
     return 0
 
 
@@ -92,11 +95,35 @@ def _list_rules() -> int:
 
 
 def _use_color(stream) -> bool:
+    """Colour on a terminal only; NO_COLOR (https://no-color.org) always wins, FORCE_COLOR forces."""
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
+    if os.environ.get("TERM") == "dumb":
+        return False
     return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _fixed_text(settings):
+    """For SARIF: (path of the fixed file, its text, its text after this diagnostic's fix
+    alone), or None."""
+
+    def fixed_text(diagnostic):
+        fix = diagnostic.fix
+        if fix is None or not (fix.safe or settings.unsafe_fixes):
+            return None
+        absolute = os.path.abspath(fix.path)
+        shown = diagnostic.path if absolute == os.path.abspath(diagnostic.path) else os.path.relpath(absolute)
+        source = read_source(absolute)
+        if isinstance(source, InputError):
+            return None
+        try:
+            return shown, source.text, apply_fixes(source.text, [fix])
+        except Exception:  # a fix that cannot be expressed is left out of the report, not fatal
+            return None
+
+    return fixed_text
 
 
 def _diff(result) -> str:
@@ -130,6 +157,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not os.path.lexists(path):
             print(f"seedlint: error: {path}: no such file or directory", file=sys.stderr)
             return 2
+    if args.statistics and args.format not in ("text", "json"):
+        print(f"seedlint: error: --statistics works with --format text or json, not {args.format}", file=sys.stderr)
+        return 2
     try:
         settings = load_settings(paths, _overrides(args), config_file=args.config)
     except ConfigError as error:
@@ -160,11 +190,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     errors = result.errors + write_errors
     _print_errors(errors)
     remaining = result.diagnostics
-    fixable = sum(1 for d in remaining if d.fix is not None and (d.fix.safe or settings.unsafe_fixes))
+    def fixed_by_fix(d) -> bool:
+        return d.fix is not None and (d.fix.safe or settings.unsafe_fixes)
+
+    fixable = sum(1 for d in remaining if fixed_by_fix(d))
     color = args.format == "text" and _use_color(sys.stdout)
-    render = FORMATS[args.format]
+    render = statistics.FORMATS[args.format] if args.statistics else FORMATS[args.format]
     sys.stdout.write(render(remaining, color=color, rules=[r for r in RULES if settings.is_selected(r.code)],
-                            is_fixable=lambda d: d.fix is not None))
+                            is_fixable=fixed_by_fix if args.statistics else (lambda d: d.fix is not None),
+                            fixed_text=_fixed_text(settings)))
     if args.format == "text" and not args.quiet:
         sys.stdout.write(text.summary(remaining, fixable, sum(result.fixed.values()), color))
     if errors:

@@ -7,6 +7,7 @@ as a traceback.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -98,11 +99,39 @@ def _strings(key: str, value: Any) -> Tuple[str, ...]:
     return tuple(value)
 
 
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def class_names(key: str, value: Any) -> Tuple[str, ...]:
+    """Fully qualified class names such as ``mylib.data.FastLoader``."""
+    if isinstance(value, str):
+        value = [v for v in value.replace(",", " ").split()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{key}: expected a list of qualified class names such as [\"mylib.data.FastLoader\"], got {value!r}")
+    for name in value:
+        if not _DOTTED_NAME.fullmatch(name):
+            raise ConfigError(f"{key}: {name!r} is not a qualified class name such as \"mylib.data.FastLoader\"")
+    return tuple(value)
+
+
+_RELEASE = (
+    r"[0-9]+(?:\.[0-9]+)*"
+    r"(?:\.\*|(?:[._-]?(?:a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)[._-]?[0-9]*)*(?:\+[a-z0-9]+(?:[._-][a-z0-9]+)*)?)"
+)
+_SPECIFIER = re.compile(
+    rf"\^\s*{_RELEASE}|{_RELEASE}|(?:===|==|~=|!=|>=|<=|>|<|=)\s*{_RELEASE}(?:\s*,\s*(?:===|==|~=|!=|>=|<=|>|<|=)\s*{_RELEASE})*",
+    re.I,
+)
+
+
 def version_option(key: str, value: Any) -> VersionRange:
-    if isinstance(value, (int, float)):
+    """A target version: ``1.8`` (any 1.8.x), or specifiers such as ``>=1.8,<2``."""
+    if isinstance(value, float):
+        raise ConfigError(f"{key}: write the version as a string (\"{value}\"): as a number, 1.10 would read as 1.1")
+    if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or not value.strip() or not any(c.isdigit() for c in value):
-        raise ConfigError(f"{key}: expected a version such as \"1.8\" or \">=2.0\", got {value!r}")
+    if not isinstance(value, str) or not _SPECIFIER.fullmatch(value.strip()):
+        raise ConfigError(f"{key}: expected a version such as \"1.8\" or \">=1.8,<2\", got {value!r}")
     text = value.strip()
     if text[0].isdigit() and not text.endswith("*"):
         text = f"=={text}.*"
@@ -117,13 +146,16 @@ def settings_from_table(table: Mapping[str, Any], base: Settings) -> Settings:
     for key in ("select", "ignore", "extend-select"):
         if key in table:
             changes[key.replace("-", "_")] = _codes(key, table[key])
-    for key in ("exclude", "extend-exclude", "extra-dataset-classes", "extra-loader-classes", "extra-sampler-classes"):
+    for key in ("exclude", "extend-exclude"):
         if key in table:
             changes[key.replace("-", "_")] = _strings(key, table[key])
+    for key in ("extra-dataset-classes", "extra-loader-classes", "extra-sampler-classes"):
+        if key in table:
+            changes[key.replace("-", "_")] = class_names(f"[tool.seedlint] {key}", table[key])
     if "per-file-ignores" in table:
         value = table["per-file-ignores"]
         if not isinstance(value, dict):
-            raise ConfigError(f"[tool.seedlint] per-file-ignores: expected a table of glob = [codes], got {value!r}")
+            raise ConfigError(f"[tool.seedlint] per-file-ignores: expected a table of \"glob\" = [codes], got {value!r}")
         changes["per_file_ignores"] = tuple((glob, _codes(f"per-file-ignores.{glob}", codes)) for glob, codes in value.items())
     for key, attribute in (("torch-version", "torch_version"), ("lightning-version", "lightning_version")):
         if key in table:
@@ -172,7 +204,10 @@ def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = Non
     config_file = config_file or find_config(start)
     if config_file is not None:
         table = _read_table(config_file) or {}
-        settings = settings_from_table(table, settings)
+        try:
+            settings = settings_from_table(table, settings)
+        except ConfigError as error:
+            raise ConfigError(f"{config_file}: {error}") from None
         settings = replace(settings, config_file=config_file)
     root = os.path.dirname(config_file) if config_file else find_project_root(start)
     settings = replace(settings, project_root=root)

@@ -2,7 +2,11 @@
 
 flake8 hands over one file at a time; the engine resolves datasets in sibling modules by
 finding them on disk from the file's path. Files the prefilter rejects cost one substring
-scan. flake8 itself applies --select/--ignore and ``# noqa``.
+scan. flake8 itself applies --select/--ignore, per-file-ignores and ``# noqa``.
+
+Settings come from ``[tool.seedlint]`` in the project's pyproject.toml, overridden by the
+``seedlint-*`` options in flake8's own configuration (``setup.cfg``, ``tox.ini``, ``.flake8``)
+or command line.
 """
 
 from __future__ import annotations
@@ -11,17 +15,29 @@ import os
 from typing import Any, Dict, Iterator, List, Tuple
 
 from seedlint import __version__
-from seedlint.config import ConfigError, load_settings
+from seedlint.config import ConfigError, class_names, load_settings, version_option
 from seedlint.engine import Engine
 
 _ENGINES: Dict[str, Engine] = {}
+
+VERSION_OPTIONS = (
+    ("--seedlint-torch-version", "torch_version", "target torch version (e.g. 1.8 or '>=1.8,<2'); overrides the project's"),
+    ("--seedlint-lightning-version", "lightning_version", "target Lightning version; overrides the project's"),
+)
+CLASS_OPTIONS = (
+    ("--seedlint-extra-dataset-classes", "extra_dataset_classes", "qualified names of in-house dataset base classes"),
+    ("--seedlint-extra-loader-classes", "extra_loader_classes", "qualified names of in-house DataLoader wrappers"),
+    ("--seedlint-extra-sampler-classes", "extra_sampler_classes", "qualified names of in-house sampler classes"),
+)
 
 
 def _engine_for(filename: str) -> Engine:
     directory = os.path.dirname(os.path.abspath(filename))
     engine = _ENGINES.get(directory)
     if engine is None:
-        settings = load_settings([filename], {"select": ("SDL",), "ignore": ()})
+        overrides = {"select": ("SDL",), "ignore": (), "extend_select": ()}
+        overrides.update(SeedlintChecker.overrides)
+        settings = load_settings([filename], overrides)
         engine = _ENGINES[directory] = Engine(settings, honor_noqa=False)
     return engine
 
@@ -29,10 +45,40 @@ def _engine_for(filename: str) -> Engine:
 class SeedlintChecker:
     name = "seedlint"
     version = __version__
+    overrides: Dict[str, Any] = {}
+    """Settings given through flake8's options, set by ``parse_options``."""
 
     def __init__(self, tree: Any, filename: str, lines: List[str]) -> None:
         self.filename = filename
         self.lines = lines
+
+    @classmethod
+    def add_options(cls, option_manager: Any) -> None:
+        for flag, _, help_text in VERSION_OPTIONS:
+            option_manager.add_option(flag, parse_from_config=True, metavar="VERSION", help=help_text)
+        for flag, _, help_text in CLASS_OPTIONS:
+            option_manager.add_option(
+                flag, parse_from_config=True, comma_separated_list=True, metavar="NAMES", help=help_text
+            )
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        from flake8.exceptions import ExecutionError
+
+        overrides: Dict[str, Any] = {}
+        try:
+            for flag, attribute, _ in VERSION_OPTIONS:
+                value = getattr(options, attribute_of(flag), None)
+                if value:
+                    overrides[attribute] = version_option(flag[2:], value)
+            for flag, attribute, _ in CLASS_OPTIONS:
+                value = getattr(options, attribute_of(flag), None)
+                if value:
+                    overrides[attribute] = class_names(flag[2:], list(value))
+        except ConfigError as error:
+            raise ExecutionError(f"seedlint: {error}") from None
+        cls.overrides = overrides
+        _ENGINES.clear()
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
@@ -46,3 +92,8 @@ class SeedlintChecker:
         result = engine.check_source(self.filename, source)
         for diagnostic in result.diagnostics:
             yield diagnostic.line, diagnostic.span.col, f"{diagnostic.code} {diagnostic.message}", type(self)
+
+
+def attribute_of(flag: str) -> str:
+    """argparse's destination for a flag: ``--seedlint-torch-version`` -> ``seedlint_torch_version``."""
+    return flag.lstrip("-").replace("-", "_")

@@ -17,3 +17,55 @@ NUMPY_LEGACY_DRAWS = frozenset(
 NUMPY_GLOBAL_SEEDERS = frozenset({"numpy.random.seed", "numpy.random.set_state"})
 STDLIB_GLOBAL_SEEDERS = frozenset({"random.seed", "random.setstate"})
 TORCH_GLOBAL_SEEDERS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.seed"})
+
+RNG_OBJECT_CONSTRUCTORS = {
+    "numpy.random.default_rng": "numpy-generator",
+    "numpy.random.Generator": "numpy-generator",
+    "numpy.random._generator.Generator": "numpy-generator",
+    "numpy.random.RandomState": "numpy-randomstate",
+    "numpy.random.mtrand.RandomState": "numpy-randomstate",
+    "random.Random": "stdlib-random",
+    "torch.Generator": "torch-generator",
+    "torch._C.Generator": "torch-generator",
+}
+"""Calls that build an RNG object with its own state, by the kind of object they build."""
+
+RNG_OBJECT_RESEEDING_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "__setstate__"})
+"""Methods that replace an RNG object's state in place."""
+
+WORKER_INFO = frozenset({"torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"})
+WORKER_SHARDING_HELPERS = frozenset({"split_by_worker", "sharding_filter", "split_dataset_by_node"})
+"""Last components of known helpers that split an iterable's items among workers
+(webdataset, torchdata, Hugging Face datasets)."""
+
+LIGHTNING_SEED_EVERYTHING = frozenset({
+    "lightning.seed_everything", "lightning.pytorch.seed_everything",
+    "lightning.pytorch.utilities.seed.seed_everything", "lightning.fabric.seed_everything",
+    "lightning.fabric.utilities.seed.seed_everything", "lightning_fabric.seed_everything",
+    "lightning_fabric.utilities.seed.seed_everything", "pytorch_lightning.seed_everything",
+    "pytorch_lightning.utilities.seed.seed_everything",
+})
+"""Lightning's ``seed_everything``: seeds torch, NumPy and random in the calling process;
+DataLoader workers get rank-aware seeds only with ``workers=True``."""
+LIBRARY_SEED_HELPERS = frozenset({
+    "transformers.set_seed", "transformers.trainer_utils.set_seed",
+    "accelerate.utils.set_seed", "accelerate.utils.random.set_seed",
+})
+"""Library helpers that seed torch, NumPy and random together from one value."""
+
+WORKER_SEED_SOURCES = frozenset({"torch.initial_seed", "torch.random.initial_seed"})
+"""Calls that return, inside a DataLoader worker, torch's per-worker per-epoch seed (up to 2**63)."""
+NUMPY_STATE_GETTERS = frozenset({"numpy.random.get_state"})
+WORKER_RESEEDERS = {
+    "numpy.random.seed": "seed",
+    "random.seed": "a",
+    "torch.manual_seed": "seed",
+    "torch.random.manual_seed": "seed",
+}
+"""Global-RNG seeding calls a worker_init_fn makes, with the keyword of the seed argument."""
+NUMPY_SEED_BELOW_2_32 = {
+    "numpy.random.seed": "seed",
+    "numpy.random.RandomState": "seed",
+    "numpy.random.mtrand.RandomState": "seed",
+}
+"""Calls whose seed must be in [0, 2**32 - 1] (NumPy's legacy seeding), with the keyword."""

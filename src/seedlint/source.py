@@ -6,13 +6,14 @@ the front end prints; nothing here raises for bad input.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
-from typing import Union
+from typing import Optional, Union
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,20 @@ def decode_source(path: str, raw: bytes) -> Union[SourceFile, InputError]:
     return SourceFile(path=path, text=text, encoding=encoding, raw=raw)
 
 
+MAX_PARSE_BYTES = 2 * 1024 * 1024
+"""Files larger than this are not parsed: libcst needs seconds and about 1 GB of memory
+per megabyte, so a 20 MB generated module would stall the whole run. No hand-written
+training script comes near it."""
+
+
+def too_large_to_parse(source: SourceFile) -> Optional[InputError]:
+    """The error to report for a file that passed the prefilter but is too large to parse."""
+    if len(source.raw) <= MAX_PARSE_BYTES:
+        return None
+    size = len(source.raw) / (1024 * 1024)
+    return InputError(source.path, f"not analysed: {size:.1f} MB is over seedlint's {MAX_PARSE_BYTES // (1024 * 1024)} MB limit for parsing")
+
+
 def encode_source(source: SourceFile, text: str) -> bytes:
     return text.encode(source.encoding)
 
@@ -76,18 +91,22 @@ class ChangedOnDisk(Exception):
 
 
 def write_atomically(source: SourceFile, text: str) -> None:
-    """Replace the file with ``text`` in its original encoding, keeping its mode.
+    """Replace the file with ``text`` in its original encoding, keeping its mode and owner.
 
     The new content goes to a temporary file in the same directory, then replaces the
     original with one rename, so a reader never sees half a file. If the file on disk no
-    longer holds what was analysed, nothing is written.
+    longer holds what was analysed, nothing is written. A file the user made read-only
+    is never replaced (``PermissionError`` "read-only"), even by root, who could.
     """
     path = source.path
     real = os.path.realpath(path)
+    status = os.stat(real)
+    mode = stat.S_IMODE(status.st_mode)
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):
+        raise PermissionError(errno.EACCES, "read-only", path)
     with open(real, "rb") as handle:
         if handle.read() != source.raw:
             raise ChangedOnDisk(path)
-    mode = stat.S_IMODE(os.stat(real).st_mode)
     data = encode_source(source, text)
     directory = os.path.dirname(real) or "."
     handle, temporary = tempfile.mkstemp(prefix=".seedlint-", suffix=".tmp", dir=directory)
@@ -97,8 +116,20 @@ def write_atomically(source: SourceFile, text: str) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temporary, mode)
+        _keep_owner(temporary, status)
         os.replace(temporary, real)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _keep_owner(path: str, status: os.stat_result) -> None:
+    """Give the new file the original's owner and group when allowed (root fixing a
+    user's tree); otherwise it belongs to whoever runs seedlint, as with any editor."""
+    if (status.st_uid, status.st_gid) == (os.geteuid(), os.getegid()) or not hasattr(os, "chown"):
+        return
+    try:
+        os.chown(path, status.st_uid, status.st_gid)
+    except OSError:
+        pass

@@ -37,6 +37,7 @@ from seedlint.facts.model import (
 
 _IMPORTED = "import"
 _LOCAL = "local"
+_CAPS = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
 
 
@@ -83,6 +84,41 @@ def _dotted(node: cst.BaseExpression) -> Optional[str]:
         head = _dotted(node.value)
         return f"{head}.{node.attr.value}" if head is not None else None
     return None
+
+
+def _param_kinds(params: cst.Parameters) -> Tuple[str, ...]:
+    """Each parameter's kind, in the order ``_Collector._params`` lists the names."""
+    return (
+        ("posonly",) * len(params.posonly_params)
+        + ("normal",) * len(params.params)
+        + (("star",) if isinstance(params.star_arg, cst.Param) else ())
+        + ("kwonly",) * len(params.kwonly_params)
+        + (("starstar",) if params.star_kwarg is not None else ())
+    )
+
+
+class _NameReads(cst.CSTVisitor):
+    """The names an expression reads: not attribute names, keywords or parameter names."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False
 
 
 class _Scope:
@@ -214,6 +250,7 @@ class _Collector(cst.CSTVisitor):
     def _call(self, node: cst.Call) -> Call:
         args: List[Value] = []
         kwargs: List[Tuple[str, Value]] = []
+        keyword_spans: List[Span] = []
         star_args = star_kwargs = False
         for arg in node.args:
             if arg.star == "*":
@@ -223,29 +260,38 @@ class _Collector(cst.CSTVisitor):
                 if spelled is None:
                     star_kwargs = True
                 else:
-                    kwargs.extend(spelled)
+                    kwargs.extend((key, value) for key, value, _ in spelled)
+                    keyword_spans.extend(span for _, _, span in spelled)
             elif arg.keyword is not None:
                 kwargs.append((arg.keyword.value, self.value(arg.value)))
+                keyword_spans.append(self.span(arg.keyword))
             elif not star_args:
                 args.append(self.value(arg.value))
-        return Call(self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs)
+        return Call(
+            self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs, tuple(keyword_spans)
+        )
 
-    def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value]]]:
-        """Keywords spelled out in ``**dict(a=1)`` or ``**{"a": 1}``; None when not knowable."""
-        found: List[Tuple[str, Value]] = []
+    def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value, Span]]]:
+        """Keywords spelled out in ``**dict(a=1)`` or ``**{"a": 1}``, with where each key is
+        spelled; None when not knowable."""
+        found: List[Tuple[str, Value, Span]] = []
         if isinstance(node, cst.Call) and _dotted(node.func) == "dict":
             for arg in node.args:
                 if arg.keyword is None:
                     return None
-                found.append((arg.keyword.value, self.value(arg.value)))
+                found.append((arg.keyword.value, self.value(arg.value), self.span(arg.keyword)))
             return found
         if isinstance(node, cst.Dict):
             for element in node.elements:
                 if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
                     return None
-                found.append((element.key.evaluated_value, self.value(element.value)))
+                found.append((element.key.evaluated_value, self.value(element.value), self.span(element.key)))
             return found
         return None
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if "b" not in node.prefix.lower() and _CAPS.match(node.raw_value):
+            self.facts.caps_strings.append((node.evaluated_value, self.span(node)))
 
     # ---------------------------------------------------------------- imports
     def visit_Import(self, node: cst.Import) -> None:
@@ -321,6 +367,7 @@ class _Collector(cst.CSTVisitor):
             class_name=owner.key if owner.kind == "class" else None,
             nested=any(scope.kind == "function" for scope in self.scopes),
             decorators=tuple(self.value(d.decorator) for d in node.decorators),
+            param_kinds=_param_kinds(node.params),
         )
         if owner.kind == "class":
             self.classes[-1].methods[name] = qualname
@@ -342,6 +389,15 @@ class _Collector(cst.CSTVisitor):
         )
         self._enter_function(function, params)
         function.returns.append(self.value(node.body))
+        function.reads.extend(self._reads(node.body))
+
+    def _reads(self, body: cst.BaseExpression) -> List[Name]:
+        finder = _NameReads()
+        body.visit(finder)
+        chain = self.chain()
+        reads = [Name(dotted=node.value, span=self.span(node)) for node in finder.found]
+        self.pending.extend((name, chain) for name in reads)
+        return reads
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self._leave_function()
@@ -454,6 +510,9 @@ class _Collector(cst.CSTVisitor):
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
             self.bind_target(node.name.name)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.function.attribute_names.add(node.attr.value)
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:

@@ -7,7 +7,7 @@ shipped between processes. Rules never see syntax trees; they see these records.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,14 @@ class Call:
     span: Span
     star_args: bool = False
     star_kwargs: bool = False
+    keyword_spans: Tuple[Span, ...] = ()
+    """Where each keyword of ``kwargs`` is spelled (the name, or the key string of ``**{...}``)."""
+
+    def keyword_span(self, name: str) -> Optional[Span]:
+        for (key, _), span in zip(self.kwargs, self.keyword_spans):
+            if key == name:
+                return span
+        return None
 
     def kwarg(self, name: str) -> Optional["Value"]:
         for key, value in self.kwargs:
@@ -156,10 +164,16 @@ class Function:
     nested: bool = False
     is_lambda: bool = False
     decorators: Tuple[Value, ...] = ()
+    param_kinds: Tuple[str, ...] = ()
+    """Parallel to ``params``: "posonly", "normal", "star" (*args), "kwonly" or "starstar" (**kwargs)."""
     calls: List[Call] = field(default_factory=list)
     assigns: List[Assign] = field(default_factory=list)
     returns: List[Value] = field(default_factory=list)
     loops: List[Loop] = field(default_factory=list)
+    attribute_names: Set[str] = field(default_factory=set)
+    """Every ``.name`` used as an attribute in the function's own body (read or written)."""
+    reads: List[Name] = field(default_factory=list)
+    """For a lambda: every name its body reads (not attribute names or keywords)."""
 
 
 @dataclass(eq=False)
@@ -188,6 +202,8 @@ class ModuleFacts:
     classes: Dict[str, Class] = field(default_factory=dict)
     noqa: Dict[int, Optional[FrozenSet[str]]] = field(default_factory=dict)
     star_imports: Tuple[str, ...] = ()
+    caps_strings: List[Tuple[str, Span]] = field(default_factory=list)
+    """String literals spelled like environment variable names (``"PL_TRAINER_X"``), with spans."""
 
     @property
     def module_code(self) -> Function:

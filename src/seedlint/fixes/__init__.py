@@ -6,9 +6,24 @@ import libcst as cst
 
 from seedlint.diagnostics import Fix
 from seedlint.fixes import seed_worker
+from seedlint.fixes import hoist_lambda, worker_seed
+from seedlint.fixes import seed_everything_workers, set_epoch
+from seedlint.fixes import reseed_rng_object
+from seedlint.fixes import shard_iterable
+from seedlint.fixes import batch_sampler_args, lightning_renames
 
 FIXERS: Dict[str, Callable[[cst.Module, List[Fix]], cst.Module]] = {
     "add-worker-init-fn": seed_worker.apply,
+    "reseed-worker-from-initial-seed": worker_seed.apply_reseed,
+    "reduce-worker-seed-below-2-32": worker_seed.apply_reduce,
+    "hoist-lambda": hoist_lambda.apply,
+    "seed-everything-workers": seed_everything_workers.apply,
+    "insert-set-epoch": set_epoch.apply,
+    "reseed-rng-object": reseed_rng_object.apply,
+    "shard-iterable-by-worker": shard_iterable.apply,
+    "rename-lightning-flag": lightning_renames.apply,
+    "split-plain-batch-sampler": batch_sampler_args.apply_split,
+    "drop-batch-size-none": batch_sampler_args.apply_drop,
 }
 
 

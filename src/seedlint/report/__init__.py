@@ -1,6 +1,6 @@
 """Output formats: each module turns diagnostics into one format's text."""
 
-from seedlint.report import github, json_format, sarif, text
+from seedlint.report import github, json_format, sarif, statistics, text
 
 FORMATS = {
     "text": text.render,
@@ -8,3 +8,5 @@ FORMATS = {
     "sarif": sarif.render,
     "github": github.render,
 }
+
+__all__ = ["FORMATS", "statistics"]

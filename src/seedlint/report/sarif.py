@@ -1,38 +1,93 @@
-"""SARIF 2.1.0 for code-scanning tools: rules with help text, results with locations."""
+"""SARIF 2.1.0 for code-scanning tools: rules with help text, results with locations, and
+the edits a fix would make (as replacements of the original file's characters)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
-from typing import List
+from pathlib import Path
+from typing import Callable, List, Optional
+from urllib.parse import quote
 
 from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
 
-SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
 def _uri(path: str) -> str:
-    return path.replace(os.sep, "/")
+    if os.path.isabs(path):
+        return Path(path).as_uri()
+    return quote(path.replace(os.sep, "/"))
 
 
-def render(diagnostics: List[Diagnostic], rules=(), **_) -> str:
+def _first_paragraph(documentation: str, fallback: str) -> str:
+    """The text under "## What it does", first paragraph, on one line."""
+    marker = "## What it does"
+    if marker not in documentation:
+        return fallback
+    body = documentation.split(marker, 1)[1].strip()
+    paragraph = body.split("\n\n", 1)[0].split("\n## ", 1)[0]
+    return " ".join(paragraph.split()) or fallback
+
+
+def _rule(rule) -> dict:
+    documentation = rule.documentation()
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _first_paragraph(documentation, rule.summary)},
+        "help": {"text": documentation, "markdown": documentation},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"fix": rule.fix_safety or "none", "tags": ["pytorch", "data-loading"]},
+    }
+
+
+def replacements(original: str, fixed: str) -> List[dict]:
+    """The edits turning ``original`` into ``fixed``, as whole-line replacements located by
+    character offsets into ``original``."""
+    before = original.splitlines(keepends=True)
+    after = fixed.splitlines(keepends=True)
+    starts = [0]
+    for line in before:
+        starts.append(starts[-1] + len(line))
+    found = []
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        replacement = {"deletedRegion": {"charOffset": starts[i1], "charLength": starts[i2] - starts[i1]}}
+        if j2 > j1:
+            replacement["insertedContent"] = {"text": "".join(after[j1:j2])}
+        found.append(replacement)
+    return found
+
+
+def _fix(d: Diagnostic, fixed_text: Callable[[Diagnostic], Optional[tuple]]) -> Optional[dict]:
+    texts = fixed_text(d)
+    if texts is None:
+        return None
+    path, original, fixed = texts
+    edits = replacements(original, fixed)
+    if not edits:
+        return None
+    return {
+        "description": {"text": f"Apply seedlint's fix for {d.code}"},
+        "artifactChanges": [{"artifactLocation": {"uri": _uri(path)}, "replacements": edits}],
+    }
+
+
+def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, **_) -> str:
+    """``fixed_text(d)`` gives (path, original text, text after d's fix alone), or None."""
     rule_list = list(rules)
     positions = {rule.code: i for i, rule in enumerate(rule_list)}
     driver = {
         "name": "seedlint",
         "version": __version__,
-        "rules": [
-            {
-                "id": rule.code,
-                "name": rule.name,
-                "shortDescription": {"text": rule.summary},
-                "fullDescription": {"text": rule.summary},
-                "help": {"text": rule.documentation(), "markdown": rule.documentation()},
-                "properties": {"fix": rule.fix_safety or "none"},
-            }
-            for rule in rule_list
-        ],
+        "semanticVersion": __version__,
+        "rules": [_rule(rule) for rule in rule_list],
     }
     results = []
     for d in diagnostics:
@@ -56,6 +111,10 @@ def render(diagnostics: List[Diagnostic], rules=(), **_) -> str:
         }
         if d.code in positions:
             result["ruleIndex"] = positions[d.code]
+        fix = _fix(d, fixed_text)
+        if fix is not None:
+            result["fixes"] = [fix]
         results.append(result)
-    document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,311 @@
+"""Epoch loops: the loops that iterate a DataLoader once per pass.
+
+A loader is *iterated* at a site: a ``for`` statement over it (also through
+``enumerate``/``tqdm``/``zip``), an ``iter(loader)`` call, or a call of a project
+function that iterates it (a loader passed as an argument, or one the function reaches
+itself, such as ``self.train_loader``). The *epoch loop* of a site is the innermost loop
+around it that counts (``range``-like, or a ``while``), skipping loops over literal lists
+such as ``for phase in ("train", "val")``. SDL007, SDL009 and SDL010 start from these.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from seedlint.facts.model import (
+    Call,
+    Const,
+    Function,
+    Loop,
+    ModuleFacts,
+    Name,
+    Seq,
+    Span,
+    Subscript,
+    Value,
+)
+from seedlint.index import FunctionRef
+from seedlint.loaders import LoaderCall, find_loader_calls
+
+MAX_DEPTH = 3
+
+ITERATION_WRAPPERS = frozenset({
+    "enumerate", "iter", "zip", "list",
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+    "rich.progress.track", "itertools.islice",
+})
+"""Callables that iterate what they are given, so ``for b in tqdm(loader)`` iterates ``loader``
+(builtins are named without ``builtins.``, as the index resolves them)."""
+ITERATOR_FACTORIES = frozenset({"iter"})
+RANGE_LIKE = frozenset({"range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
+MAPPING_VIEWS = ("items", "keys", "values")
+MANAGING_METHODS = ("setup_dataloaders", "prepare", "prepare_data_loader")
+"""Methods that hand a loader to a framework (Fabric, Accelerate) which wraps its iteration,
+and calls ``set_epoch`` itself: a name bound to their result is not followed."""
+
+
+def contains(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+@dataclass(frozen=True, eq=False)
+class Iteration:
+    """A place where a function iterates a loader."""
+
+    loader: LoaderCall
+    span: Span
+    """The ``for`` statement, the ``iter()`` call or the call of the helper that iterates it."""
+    via: Optional[FunctionRef] = None
+    """The project function that iterates it, when the site is a call of that function."""
+
+
+@dataclass(eq=False)
+class EpochLoop:
+    module: ModuleFacts
+    function: Function
+    loop: Loop
+    iterations: List[Iteration] = field(default_factory=list)
+
+    @property
+    def loaders(self) -> List[LoaderCall]:
+        seen: Dict[int, LoaderCall] = {}
+        for iteration in self.iterations:
+            seen.setdefault(id(iteration.loader.call), iteration.loader)
+        return list(seen.values())
+
+    def in_iteration(self, span: Span) -> bool:
+        """Whether ``span`` lies inside one of the loop's loader iterations."""
+        return any(contains(iteration.span, span) for iteration in self.iterations)
+
+    def calls(self) -> List[Call]:
+        return self.loop.calls
+
+
+class LoopIndex:
+    """Loader iterations and epoch loops of a project, computed once and cached."""
+
+    def __init__(self, project) -> None:
+        self.project = project
+        self.flow = project.flow
+        self._loaders: Dict[int, LoaderCall] = {id(l.call): l for l in project.loader_calls()}
+        self._scanned: Set[str] = {os.path.abspath(m.path) for m in project.modules}
+        self._sites: Dict[Tuple[str, str], List[Iteration]] = {}
+        self._params: Dict[Tuple[str, str], Set[str]] = {}
+        self._epoch_loops: Optional[List[EpochLoop]] = None
+
+    # ------------------------------------------------------------------ loaders
+    def loader_of(self, module: ModuleFacts, call: Call) -> Optional[LoaderCall]:
+        path = os.path.abspath(module.path)
+        if path not in self._scanned:
+            self._scanned.add(path)
+            extra = self.project.settings.extra_loader_classes
+            for found in find_loader_calls(self.flow, [module], extra):
+                self._loaders[id(found.call)] = found
+        return self._loaders.get(id(call))
+
+    def loaders(self, module: ModuleFacts, value: Value, depth: int = 0) -> List[LoaderCall]:
+        """The loader calls ``value`` may evaluate to (through names, factories, tuples)."""
+        if depth > 2 * MAX_DEPTH:
+            return []
+        if isinstance(value, Call):
+            found = self.loader_of(module, value)
+            if found is not None:
+                return [found]
+            result: List[LoaderCall] = []
+            for symbol in self.flow.symbols(module, value.func):
+                if isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
+                    for returned in symbol.function.returns:
+                        result.extend(self.loaders(symbol.module, returned, depth + 1))
+            return result
+        if isinstance(value, Name):
+            bindings = self.flow.bindings(module, value)
+            if any(_managed(b.value) for b in bindings):
+                return []
+            return [l for b in bindings for l in self.loaders(b.module, b.value, depth + 1)]
+        if isinstance(value, Subscript) and isinstance(value.index, Const) and isinstance(value.index.value, int):
+            return [l for m, item in self.items(module, value.value, value.index.value, depth + 1) for l in self.loaders(m, item, depth + 1)]
+        return []
+
+    def items(self, module: ModuleFacts, value: Value, index: int, depth: int) -> List[Tuple[ModuleFacts, Value]]:
+        """Element ``index`` of a tuple ``value`` may evaluate to (``a, b = make_loaders()``)."""
+        if depth > 2 * MAX_DEPTH:
+            return []
+        if isinstance(value, Seq):
+            return [(module, value.items[index])] if index < len(value.items) else []
+        if isinstance(value, Name):
+            return [i for b in self.flow.bindings(module, value) for i in self.items(b.module, b.value, index, depth + 1)]
+        if isinstance(value, Call):
+            found: List[Tuple[ModuleFacts, Value]] = []
+            for symbol in self.flow.symbols(module, value.func):
+                if isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
+                    for returned in symbol.function.returns:
+                        found.extend(self.items(symbol.module, returned, index, depth + 1))
+            return found
+        return []
+
+    def iterated_values(self, module: ModuleFacts, value: Value) -> List[Value]:
+        """What a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip``..."""
+        if isinstance(value, Call) and any(n in ITERATION_WRAPPERS for n in self.flow.callee_names(module, value)):
+            names = self.flow.callee_names(module, value)
+            inner = list(value.args) if "zip" in names else list(value.args[:1])
+            return [v for item in inner for v in self.iterated_values(module, item)]
+        return [value]
+
+    # ------------------------------------------------------------------ iteration sites
+    def sites(self, module: ModuleFacts, function: Function, depth: int = 0) -> List[Iteration]:
+        """Every place ``function`` iterates a loader it can name itself."""
+        key = (os.path.abspath(module.path), function.qualname)
+        if key in self._sites:
+            return self._sites[key]
+        self._sites[key] = []
+        found: List[Iteration] = []
+        for loop in function.loops:
+            for value in self.iterated_values(module, loop.iterable):
+                found.extend(Iteration(l, loop.span) for l in self.loaders(module, value))
+        for call in function.calls:
+            names = self.flow.callee_names(module, call)
+            if any(n in ITERATOR_FACTORIES for n in names) and call.args:
+                found.extend(Iteration(l, call.span) for l in self.loaders(module, call.args[0]))
+                continue
+            if depth >= MAX_DEPTH:
+                continue
+            for callee, offset in self.callees(module, function, call):
+                if self.sites(callee.module, callee.function, depth + 1):
+                    found.extend(Iteration(i.loader, call.span, callee) for i in self.sites(callee.module, callee.function, depth + 1))
+                iterated = self.iterated_params(callee.module, callee.function, depth + 1)
+                for parameter, value in self.arguments(callee.function, call, offset):
+                    if parameter in iterated:
+                        found.extend(Iteration(l, call.span, callee) for l in self.loaders(module, value))
+        self._sites[key] = found
+        return found
+
+    def iterated_params(self, module: ModuleFacts, function: Function, depth: int = 0) -> Set[str]:
+        """Parameters of ``function`` that it iterates (directly or by passing them on)."""
+        key = (os.path.abspath(module.path), function.qualname)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = set()
+        found: Set[str] = set()
+        for loop in function.loops:
+            for value in self.iterated_values(module, loop.iterable):
+                found.update(self._parameter(function, value))
+        for call in function.calls:
+            if any(n in ITERATOR_FACTORIES for n in self.flow.callee_names(module, call)) and call.args:
+                found.update(self._parameter(function, call.args[0]))
+            elif depth < MAX_DEPTH:
+                for callee, offset in self.callees(module, function, call):
+                    iterated = self.iterated_params(callee.module, callee.function, depth + 1)
+                    for parameter, value in self.arguments(callee.function, call, offset):
+                        if parameter in iterated:
+                            found.update(self._parameter(function, value))
+        self._params[key] = found
+        return found
+
+    @staticmethod
+    def _parameter(function: Function, value: Value) -> Set[str]:
+        if isinstance(value, Name) and value.qualified is None and value.scope == function.qualname and value.dotted in function.params:
+            return {value.dotted}
+        return set()
+
+    def callees(self, module: ModuleFacts, function: Function, call: Call) -> Iterator[Tuple[FunctionRef, int]]:
+        """Project functions a call may run, with how many leading parameters (``self``) the
+        call's positional arguments skip."""
+        func = call.func
+        if not isinstance(func, Name):
+            return
+        if func.qualified is None and func.rest and "." not in func.rest:
+            owner = self.flow.owner_class(module, function)
+            if owner is not None and function.params and func.root == function.params[0]:
+                method = self.flow.index.method(owner, func.rest)
+                if method is not None:
+                    yield method, 1
+                return
+            receiver = Name(func.root, func.span, None, func.scope)
+            for instance in self.flow.instances(module, receiver):
+                method = self.flow.index.method(instance.cls, func.rest)
+                if method is not None:
+                    yield method, 1
+            return
+        for symbol in self.flow.symbols(module, func):
+            if isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
+                yield symbol, 0
+
+    @staticmethod
+    def arguments(callee: Function, call: Call, offset: int) -> Iterator[Tuple[str, Value]]:
+        params = callee.params
+        for position, value in enumerate(call.args):
+            if position + offset < len(params):
+                yield params[position + offset], value
+        for key, value in call.kwargs:
+            if key in params:
+                yield key, value
+
+    # ------------------------------------------------------------------ epoch loops
+    def epoch_loops(self) -> List[EpochLoop]:
+        if self._epoch_loops is None:
+            self._epoch_loops = list(self._find_epoch_loops())
+        return self._epoch_loops
+
+    def _find_epoch_loops(self) -> Iterator[EpochLoop]:
+        for module in self.project.modules:
+            for function in list(module.functions.values()):
+                if not function.loops:
+                    continue
+                by_loop: Dict[int, EpochLoop] = {}
+                for iteration in self.sites(module, function):
+                    loop = self.epoch_loop_of(module, function, iteration.span)
+                    if loop is None:
+                        continue
+                    entry = by_loop.setdefault(id(loop), EpochLoop(module, function, loop))
+                    entry.iterations.append(iteration)
+                yield from by_loop.values()
+
+    def epoch_loop_of(self, module: ModuleFacts, function: Function, site: Span) -> Optional[Loop]:
+        enclosing = [loop for loop in function.loops if loop.span != site and contains(loop.span, site)]
+        candidates = [loop for loop in enclosing if self._counts_as_epochs(module, loop)]
+        if not candidates:
+            return None
+        candidates.sort(key=lambda loop: (loop.span.line, loop.span.col), reverse=True)
+        for loop in candidates:
+            if self._range_like(module, loop):
+                return loop
+        return candidates[0]
+
+    def _counts_as_epochs(self, module: ModuleFacts, loop: Loop) -> bool:
+        iterable = loop.iterable
+        if isinstance(iterable, Seq):
+            return False
+        if isinstance(iterable, Name) and iterable.dotted.rsplit(".", 1)[-1] in MAPPING_VIEWS:
+            return False
+        if isinstance(iterable, Call) and isinstance(iterable.func, Name) and iterable.func.dotted.rsplit(".", 1)[-1] in MAPPING_VIEWS:
+            return False
+        return not any(self.loaders(module, v) for v in self.iterated_values(module, iterable))
+
+    def _range_like(self, module: ModuleFacts, loop: Loop) -> bool:
+        if not loop.target and not isinstance(loop.iterable, Call):
+            return True  # a ``while`` statement
+        for value in self.iterated_values(module, loop.iterable):
+            values = [value]
+            if isinstance(value, Name):
+                values += [b.value for b in self.flow.bindings(module, value)]
+            for item in values:
+                if isinstance(item, Call) and any(n in RANGE_LIKE for n in self.flow.callee_names(module, item)):
+                    return True
+        return False
+
+
+def _managed(value: Value) -> bool:
+    if isinstance(value, Subscript):
+        value = value.value
+    return isinstance(value, Call) and isinstance(value.func, Name) and value.func.dotted.rsplit(".", 1)[-1] in MANAGING_METHODS
+
+
+def loop_index(project) -> LoopIndex:
+    """The project's LoopIndex, shared by the rules that need it."""
+    found = getattr(project, "_seedlint_loop_index", None)
+    if found is None:
+        found = LoopIndex(project)
+        project._seedlint_loop_index = found
+    return found

@@ -1,0 +1,198 @@
+"""SDL005 iterable-dataset-not-sharded."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, List
+
+from seedlint.dataflow import Dataflow, Instance
+from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.facts.model import Attr, Call, IfExp, Name, Seq, Subscript, Value
+from seedlint.index import FunctionRef
+from seedlint.loaders import LoaderCall, datasets, worker_init_value, workers_may_be_positive
+from seedlint.rng import WORKER_INFO, WORKER_SHARDING_HELPERS
+from seedlint.rules.base import Project, Rule
+from seedlint.workers import worker_code
+
+FIX_KIND = "shard-iterable-by-worker"
+ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})
+KNOWN_BASES = ITERABLE_DATASETS | {"object", "typing.Generic", "abc.ABC"}
+SHARDING_ATTRIBUTES = frozenset({"id", "num_workers"})
+
+
+class IterableDatasetNotSharded(Rule):
+    """
+    ## What it does
+    Finds a `DataLoader` with worker processes (`num_workers` not statically 0) over an
+    `IterableDataset` (a subclass of `torch.utils.data.IterableDataset`, also across modules)
+    whose worker code never splits its items among the workers, when the loader has no
+    `worker_init_fn` that does. Sharding is recognised as reading `id` or `num_workers` of
+    `torch.utils.data.get_worker_info()` anywhere in worker code (slicing, `itertools.islice`,
+    stride or modulo arithmetic, also inside helper readers it calls), or a known helper such as
+    webdataset's `split_by_worker`, torchdata's `sharding_filter` or Hugging Face's
+    `split_dataset_by_node`. Calling `get_worker_info()` only to reseed is not sharding.
+
+    ## Why is this bad?
+    Each worker gets its own copy of the dataset and runs `__iter__` from the start. Without
+    sharding, every worker yields the whole stream, so every sample arrives `num_workers`
+    times per epoch: epochs are longer, the data distribution is skewed by batch timing, and
+    validation metrics are computed over duplicates.
+
+    ## Example
+    ```python
+    class Lines(IterableDataset):
+        def __init__(self, path):
+            self.path = path
+
+        def __iter__(self):
+            with open(self.path) as f:
+                yield from f
+
+    loader = DataLoader(Lines("train.txt"), batch_size=32, num_workers=4)
+    ```
+
+    ## Use instead
+    ```python
+    def shard_by_worker(make_iterator):
+        def sharded_iter(self):
+            iterator = make_iterator(self)
+            worker_info = torch.utils.data.get_worker_info()
+            if worker_info is not None:
+                iterator = itertools.islice(iterator, worker_info.id, None, worker_info.num_workers)
+            return iterator
+
+        return sharded_iter
+
+
+    class Lines(IterableDataset):
+        ...
+
+        @shard_by_worker
+        def __iter__(self):
+            with open(self.path) as f:
+                yield from f
+    ```
+    Splitting the underlying source (files, shards, row ranges) per worker is better still: each
+    worker then reads only its part.
+
+    ## Fix safety
+    Unsafe (applied only with `--unsafe-fixes`): the fix inserts `shard_by_worker` once per
+    module and decorates `__iter__` with it. Worker k then yields items k, k + n, k + 2n, ...
+    of the stream, so every item arrives once, but the order of batches changes and each worker
+    still reads (and discards) the whole source. With `num_workers=0` nothing changes.
+    """
+
+    code = "SDL005"
+    name = "iterable-dataset-not-sharded"
+    summary = "Every DataLoader worker yields the whole IterableDataset"
+    fix_safety = "unsafe"
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        flow = project.flow
+        for loader in project.loader_calls():
+            if not workers_may_be_positive(flow, loader):
+                continue
+            if loader.arguments_unknown and loader.argument("worker_init_fn") is None:
+                continue
+            if _init_fn_may_shard(flow, loader):
+                continue
+            for instance in datasets(flow, loader):
+                if not _is_plain_iterable_dataset(flow, instance):
+                    continue
+                iter_method = flow.index.method(instance.cls, "__iter__")
+                if iter_method is None or _shards(flow, instance):
+                    continue
+                message = (
+                    f"`{instance.cls.cls.name}` is an IterableDataset that never splits its items among "
+                    f"DataLoader workers (no use of get_worker_info().id/.num_workers): with workers, "
+                    f"every sample arrives num_workers times per epoch"
+                )
+                fix = Fix(FIX_KIND, iter_method.module.path, iter_method.function.span, safe=False)
+                yield self.report(loader.module, loader.call.span, message, fix)
+                break
+
+
+def _is_plain_iterable_dataset(flow: Dataflow, instance: Instance) -> bool:
+    """A torch IterableDataset whose other non-project bases cannot hide ``__iter__``."""
+    bases = flow.index.external_bases(instance.cls)
+    if not any(base in ITERABLE_DATASETS for base in bases):
+        return False
+    return all(base in KNOWN_BASES or base.startswith("builtins.") for base in bases)
+
+
+def _shards(flow: Dataflow, instance: Instance) -> bool:
+    functions = [item.function for item in worker_code(flow, instance)]
+    return _functions_shard(flow, functions)
+
+
+def _functions_shard(flow: Dataflow, roots: List[FunctionRef]) -> bool:
+    """Whether these functions (with their nested defs and decorators) split work by worker.
+
+    Generous on purpose: a read of ``.id``/``.num_workers`` anywhere next to a
+    ``get_worker_info()`` call counts, as does handing the worker info to code seedlint
+    cannot see."""
+    functions = list(_with_nested_and_decorators(flow, roots))
+    asks_worker_info = False
+    reads_shard_attributes = False
+    for ref in functions:
+        function = ref.function
+        if function.attribute_names & SHARDING_ATTRIBUTES:
+            reads_shard_attributes = True
+        for call in function.calls:
+            names = flow.callee_names(ref.module, call)
+            if any(name in WORKER_INFO for name in names):
+                asks_worker_info = True
+            if any(_mentions_sharding_helper(value) for value in (call.func, *call.args, *(v for _, v in call.kwargs))):
+                return True
+    return asks_worker_info and reads_shard_attributes
+
+
+def _with_nested_and_decorators(flow: Dataflow, roots: List[FunctionRef]) -> Iterator[FunctionRef]:
+    seen = set()
+    queue = list(roots)
+    while queue:
+        ref = queue.pop()
+        if ref.key in seen or len(seen) > 300:
+            continue
+        seen.add(ref.key)
+        yield ref
+        prefix = ref.function.qualname + ".<locals>."
+        queue.extend(
+            FunctionRef(ref.module, function)
+            for qualname, function in ref.module.functions.items()
+            if qualname.startswith(prefix)
+        )
+        for decorator in ref.function.decorators:
+            queue.extend(s for s in flow.symbols(ref.module, decorator) if isinstance(s, FunctionRef))
+
+
+def _mentions_sharding_helper(value: Value, depth: int = 0) -> bool:
+    if depth > 6:
+        return False
+    if isinstance(value, Name):
+        return value.dotted.rpartition(".")[2] in WORKER_SHARDING_HELPERS
+    if isinstance(value, Attr):
+        return value.attr in WORKER_SHARDING_HELPERS or _mentions_sharding_helper(value.value, depth + 1)
+    if isinstance(value, Call):
+        return any(_mentions_sharding_helper(v, depth + 1) for v in (value.func, *value.args, *(v for _, v in value.kwargs)))
+    if isinstance(value, Seq):
+        return any(_mentions_sharding_helper(v, depth + 1) for v in value.items)
+    if isinstance(value, (Subscript, IfExp)):
+        parts = (value.value, value.index) if isinstance(value, Subscript) else (value.body, value.orelse)
+        return any(_mentions_sharding_helper(v, depth + 1) for v in parts)
+    return False
+
+
+def _init_fn_may_shard(flow: Dataflow, loader: LoaderCall) -> bool:
+    """A worker_init_fn that cannot be resolved, or that reaches the dataset or the worker's
+    id/num_workers, may shard it (the pattern of torch's own IterableDataset example)."""
+    value = worker_init_value(loader)
+    if value is None:
+        return False
+    roots = [s for s in flow.symbols(loader.module, value) if isinstance(s, FunctionRef)]
+    if not roots:
+        return True
+    functions = list(_with_nested_and_decorators(flow, roots))
+    return any(f.function.attribute_names & (SHARDING_ATTRIBUTES | {"dataset"}) for f in functions) or _functions_shard(
+        flow, roots
+    )
+

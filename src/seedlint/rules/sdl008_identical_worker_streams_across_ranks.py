@@ -1,0 +1,243 @@
+"""SDL008 identical-worker-streams-across-ranks."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, List, Optional, Set, Tuple
+
+from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.epoch_loops import loop_index
+from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Seq, Value
+from seedlint.loaders import workers_may_be_positive
+from seedlint.rules.base import Project, Rule, where
+from seedlint.rules.sdl007_global_reseed_every_epoch import SEED_TRIGGERS
+from seedlint.seeding_calls import (
+    DIRECT,
+    HELPER,
+    LIGHTNING,
+    TORCH,
+    Seeding,
+    SeedingCalls,
+    depends_on_parameter,
+)
+
+FIX_KIND = "seed-everything-workers"
+LIGHTNING_LAUNCHERS = frozenset(
+    f"{package}.{name}"
+    for package, name in (
+        ("lightning", "Trainer"), ("lightning.pytorch", "Trainer"), ("lightning.pytorch.trainer", "Trainer"),
+        ("lightning.pytorch.trainer.trainer", "Trainer"), ("pytorch_lightning", "Trainer"),
+        ("pytorch_lightning.trainer", "Trainer"), ("pytorch_lightning.trainer.trainer", "Trainer"),
+        ("lightning", "Fabric"), ("lightning.fabric", "Fabric"), ("lightning.fabric.fabric", "Fabric"),
+        ("lightning_fabric", "Fabric"), ("lightning_fabric.fabric", "Fabric"),
+    )
+)
+INIT_PROCESS_GROUP = frozenset({"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"})
+MULTI_PROCESS_STRATEGIES = ("ddp", "fsdp", "deepspeed")
+STRATEGY_CLASSES = ("DDPStrategy", "FSDPStrategy", "DeepSpeedStrategy", "DDPSpawnStrategy")
+MAX_CALL_DEPTH = 3
+
+
+class IdenticalWorkerStreamsAcrossRanks(Rule):
+    """
+    ## What it does
+    Finds seeding that gives every distributed process (rank) the same DataLoader worker
+    seeds:
+
+    - Lightning's `seed_everything(S)` without `workers=True` in a project whose `Trainer` (or
+      `Fabric`) runs several processes (`devices` > 1, `-1` or `"auto"`, `num_nodes` > 1, or a
+      `ddp`/`fsdp`/`deepspeed` strategy) and whose loaders have worker processes;
+    - plain DDP: `torch.manual_seed(S)` (or a project helper such as `set_seed(args.seed)`)
+      with a seed that does not depend on the rank, in a script that calls
+      `torch.distributed.init_process_group` and builds loaders with workers.
+
+    ## Why is this bad?
+    Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
+    drawn from torch's global generator. When every rank seeds that generator with the same
+    `S`, worker `k` of rank 0 and worker `k` of rank 1 get the same seed and draw the same
+    random crops, flips and noise, in lockstep. With 8 GPUs, an augmentation pipeline
+    produces one eighth of the variety it was written for. Lightning fixes this only when
+    asked: `seed_everything(S, workers=True)` installs a `worker_init_fn` that mixes the
+    global rank into each worker's seed.
+
+    ## Example
+    ```python
+    pl.seed_everything(42)
+    trainer = pl.Trainer(accelerator="gpu", devices=4, strategy="ddp")
+    ```
+
+    ## Use instead
+    ```python
+    pl.seed_everything(42, workers=True)
+    trainer = pl.Trainer(accelerator="gpu", devices=4, strategy="ddp")
+    ```
+    In a plain DDP script, seed each rank differently: `torch.manual_seed(args.seed + rank)`.
+
+    ## Fix safety
+    Safe for `seed_everything`: the fix adds `workers=True`, which only changes the seeds of
+    worker processes. The plain DDP case has no fix: which rank variable to mix in is the
+    script's own.
+    """
+
+    code = "SDL008"
+    name = "identical-worker-streams-across-ranks"
+    summary = "every DDP rank's DataLoader workers draw identical random streams"
+    fix_safety = "safe"
+
+    def triggers(self, settings) -> tuple:
+        return super().triggers(settings) + SEED_TRIGGERS + (b"Trainer", b"Fabric", b"init_process_group")
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        flow = project.flow
+        workers = [l for l in project.loader_calls() if workers_may_be_positive(flow, l)]
+        if not workers:
+            return
+        seeding = SeedingCalls(loop_index(project))
+        launcher = self._multi_process_launcher(project)
+        ddp_modules: dict = {}
+        for module in project.modules:
+            for function in module.functions.values():
+                for call in function.calls:
+                    found = seeding.classify(module, function, call)
+                    if found is None:
+                        continue
+                    if found.kind == LIGHTNING:
+                        if launcher is not None:
+                            yield from self._lightning(project, seeding, found, launcher)
+                        continue
+                    if TORCH not in found.rngs or found.kind not in (DIRECT, HELPER):
+                        continue
+                    if found.kind == DIRECT and any(depends_on_parameter(function, v) for v in found.values):
+                        continue  # inside a seeding helper: judged where the helper is called
+                    if found.kind == HELPER and not found.helper_parametrised:
+                        continue  # the seeding call inside the helper is reported itself
+                    if module.path not in ddp_modules:
+                        ddp_modules[module.path] = self._calls_init_process_group(project, module)
+                    if ddp_modules[module.path] and self._rank_independent(seeding, found):
+                        yield self.report(module, call.span, (
+                            f"`{found.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
+                            "worker k of every rank gets the same seed and draws the same augmentations; "
+                            "add the rank to the seed (e.g. `seed + rank`)"
+                        ))
+
+    # ------------------------------------------------------------------ Lightning
+    def _lightning(self, project: Project, seeding: SeedingCalls, found: Seeding, launcher: Tuple[ModuleFacts, Call]) -> Iterator[Diagnostic]:
+        call = found.call
+        workers = call.argument("workers", 1)
+        if workers is not None:
+            constant = project.flow.const(found.module, workers)
+            if constant is None or constant.value:
+                return
+        if not self._rank_independent(seeding, found):
+            return
+        module, trainer = launcher
+        message = (
+            f"`{found.spelled}(...)` without `workers=True` while the {_callee(trainer)} at "
+            f"{where(module, trainer.span)} runs several processes: every rank's DataLoader workers get "
+            "the same seeds and draw identical augmentation streams; pass `workers=True`"
+        )
+        fix = Fix(FIX_KIND, found.module.path, call.span) if workers is None and not call.star_kwargs else None
+        yield self.report(found.module, call.span, message, fix)
+
+    def _multi_process_launcher(self, project: Project) -> Optional[Tuple[ModuleFacts, Call]]:
+        flow = project.flow
+        for module in project.modules:
+            for _, call in module.all_calls():
+                if any(n in LIGHTNING_LAUNCHERS for n in flow.callee_names(module, call)) and self._multi_process(project, module, call):
+                    return module, call
+        return None
+
+    def _multi_process(self, project: Project, module: ModuleFacts, call: Call) -> bool:
+        flow = project.flow
+        for keyword in ("devices", "gpus"):
+            value = self._argument(project, module, call, keyword)
+            if value is not None and _many_devices(value):
+                return True
+        nodes = self._argument(project, module, call, "num_nodes")
+        if isinstance(nodes, Const) and isinstance(nodes.value, int) and nodes.value > 1:
+            return True
+        strategy = call.kwarg("strategy")
+        if strategy is None:
+            return False
+        constant = flow.const(module, strategy)
+        if constant is not None and isinstance(constant.value, str):
+            return constant.value.lower().startswith(MULTI_PROCESS_STRATEGIES)
+        if isinstance(strategy, Call):
+            return any(n.rsplit(".", 1)[-1] in STRATEGY_CLASSES for n in flow.callee_names(module, strategy))
+        return False
+
+    @staticmethod
+    def _argument(project: Project, module: ModuleFacts, call: Call, keyword: str) -> Optional[Value]:
+        """A Trainer argument's constant value: a literal, a module constant, or the default of
+        the argparse option it reads (``devices=args.devices``)."""
+        value = call.kwarg(keyword)
+        if value is None:
+            return None
+        constant = project.flow.const(module, value)
+        if constant is not None:
+            return constant
+        if isinstance(value, Seq):
+            return value
+        if isinstance(value, Name) and value.rest and "." not in value.rest:
+            return argparse_default(module, value.rest)
+        return None
+
+    # ------------------------------------------------------------------ plain DDP
+    def _calls_init_process_group(self, project: Project, module: ModuleFacts) -> bool:
+        loops = loop_index(project)
+        pending: List[Tuple[ModuleFacts, Function, int]] = [(module, f, 0) for f in module.functions.values()]
+        seen: Set[Tuple[str, str]] = set()
+        while pending:
+            current, function, depth = pending.pop()
+            for call in function.calls:
+                if any(n in INIT_PROCESS_GROUP for n in project.flow.callee_names(current, call)):
+                    return True
+                if depth < MAX_CALL_DEPTH:
+                    for callee, _ in loops.callees(current, function, call):
+                        if callee.key not in seen:
+                            seen.add(callee.key)
+                            pending.append((callee.module, callee.function, depth + 1))
+        return False
+
+    @staticmethod
+    def _rank_independent(seeding: SeedingCalls, found: Seeding) -> bool:
+        if not found.helper_rank_independent:
+            return False
+        return all(seeding.is_fixed(found.module, found.function, v, rank_aware=True) for v in found.values)
+
+
+def _many_devices(value: Value) -> bool:
+    if isinstance(value, Seq):
+        return len(value.items) > 1
+    if not isinstance(value, Const):
+        return False
+    if isinstance(value.value, bool):
+        return False
+    if isinstance(value.value, int):
+        return value.value > 1 or value.value == -1
+    if isinstance(value.value, str):
+        text = value.value.strip()
+        if text in ("auto", "-1"):
+            return True
+        if "," in text:
+            return len([p for p in text.split(",") if p.strip()]) > 1
+        return text.isdigit() and int(text) > 1
+    return False
+
+
+def argparse_default(module: ModuleFacts, option: str) -> Optional[Const]:
+    """The constant default of ``--option`` declared with ``add_argument`` in this module."""
+    spellings = {f"--{option}", f"--{option.replace('_', '-')}"}
+    for _, call in module.all_calls():
+        func = call.func
+        if not (isinstance(func, Name) and func.dotted.endswith(".add_argument")):
+            continue
+        flags = {a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str)}
+        dest = call.kwarg("dest")
+        if spellings & flags or (isinstance(dest, Const) and dest.value == option):
+            default = call.kwarg("default")
+            return default if isinstance(default, Const) else None
+    return None
+
+
+def _callee(call: Call) -> str:
+    return f"`{call.func.dotted}(...)`" if isinstance(call.func, Name) else "Trainer"

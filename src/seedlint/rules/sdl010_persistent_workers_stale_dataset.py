@@ -1,0 +1,196 @@
+"""SDL010 persistent-workers-stale-dataset."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional, Set, Tuple
+
+from seedlint.diagnostics import Diagnostic
+from seedlint.epoch_loops import EpochLoop, LoopIndex, contains, loop_index
+from seedlint.facts.model import (
+    MODULE_CODE,
+    Call,
+    Function,
+    IfExp,
+    ModuleFacts,
+    Name,
+    Span,
+    Value,
+)
+from seedlint.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.loaders import LoaderCall, workers_may_be_positive
+from seedlint.rules.base import Project, Rule, where
+
+MAX_DEPTH = 6
+IN_PLACE_METHODS = frozenset(
+    "append extend insert pop remove clear update sort reverse shuffle add discard setdefault fill_ zero_ copy_".split()
+)
+"""Methods of containers, arrays and tensors that change them in place."""
+SHUFFLERS = frozenset({"random.shuffle", "numpy.random.shuffle"})
+
+
+class PersistentWorkersStaleDataset(Rule):
+    """
+    ## What it does
+    Finds a `DataLoader(..., persistent_workers=True)` whose dataset object is changed in
+    the main process between epochs: an attribute assigned (`train_set.epoch = epoch`,
+    `loader.dataset.scale = s`) or a method that changes the dataset called
+    (`train_set.set_epoch(epoch)`, `train_set.resample()`) inside the epoch loop, outside
+    the iteration over the loader.
+
+    ## Why is this bad?
+    With `persistent_workers=True` the worker processes are started once, each with its own
+    copy of the dataset, and kept across epochs. Changes made to the dataset in the main
+    process afterwards never reach them: curriculum schedules, per-epoch resampling and
+    `set_epoch`-driven augmentation silently stay at their first-epoch values (or, worse,
+    apply only to the batches produced in the main process when `num_workers` is 0
+    elsewhere). The code reads as if the data changes every epoch; it does not.
+
+    ## Example
+    ```python
+    loader = DataLoader(train_set, batch_size=64, num_workers=8, persistent_workers=True)
+    for epoch in range(args.epochs):
+        train_set.set_epoch(epoch)
+        for batch in loader:
+            ...
+    ```
+
+    ## Use instead
+    ```python
+    loader = DataLoader(train_set, batch_size=64, num_workers=8, persistent_workers=False)
+    for epoch in range(args.epochs):
+        train_set.set_epoch(epoch)
+        for batch in loader:
+            ...
+    ```
+    Or keep the workers and move the per-epoch state where workers can see it: derive it
+    inside `__getitem__` from a shared value (a `multiprocessing.Value`, a shared tensor) or
+    from the sampler, which lives in the main process.
+
+    ## Fix safety
+    No fix: dropping `persistent_workers` costs start-up time every epoch, and sharing the
+    state needs a design decision.
+    """
+
+    code = "SDL010"
+    name = "persistent-workers-stale-dataset"
+    summary = "dataset changed between epochs is invisible to persistent workers"
+    fix_safety = None
+
+    def triggers(self, settings) -> tuple:
+        return super().triggers(settings) + (b"persistent_workers",)
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        loops = loop_index(project)
+        for epoch_loop in loops.epoch_loops():
+            for loader in epoch_loop.loaders:
+                if not self._persistent(project, loader):
+                    continue
+                dataset_calls = {id(c) for _, c in self._constructions(project, loader.module, loader.argument("dataset"), 0)}
+                if not dataset_calls:
+                    continue
+                for span, receiver, method, what in self._mutations(epoch_loop):
+                    if not self._same_dataset(project, loops, epoch_loop, receiver, loader, dataset_calls):
+                        continue
+                    if method is None or self._mutating_method(project, loader, method):
+                        message = (
+                            f"{what} changes the dataset of the DataLoader at {where(loader.module, loader.call.span)} "
+                            "between epochs, but that loader has `persistent_workers=True`: its workers keep their "
+                            "own copy of the dataset and never see the change"
+                        )
+                        yield self.report(epoch_loop.module, span, message)
+
+    @staticmethod
+    def _persistent(project: Project, loader: LoaderCall) -> bool:
+        value = loader.argument("persistent_workers")
+        if value is None or not workers_may_be_positive(project.flow, loader):
+            return False
+        constant = project.flow.const(loader.module, value)
+        return constant is not None and constant.value is True
+
+    # ------------------------------------------------------------------ mutations in the loop
+    def _mutations(self, epoch_loop: EpochLoop) -> Iterator[Tuple[Span, Name, Optional[str], str]]:
+        """(anchor, receiver, method called or None for an assignment, description) of each
+        change that may be made to an object in the loop."""
+        module, function = epoch_loop.module, epoch_loop.function
+        for assign in epoch_loop.loop.assigns:
+            if "." in assign.target and not epoch_loop.in_iteration(assign.span):
+                receiver = self._name(module, function, assign.target.rsplit(".", 1)[0], assign.span)
+                yield assign.span, receiver, None, f"assigning `{assign.target}`"
+        for call in epoch_loop.calls():
+            func = call.func
+            if not isinstance(func, Name) or not func.rest or epoch_loop.in_iteration(call.span):
+                continue
+            if not contains(epoch_loop.loop.span, call.span):
+                continue
+            dotted, _, method = func.dotted.rpartition(".")
+            qualified = func.qualified.rsplit(".", 1)[0] if func.qualified else None
+            yield call.span, Name(dotted, func.span, qualified, func.scope), method, f"`{func.dotted}(...)`"
+
+    @staticmethod
+    def _name(module: ModuleFacts, function: Function, dotted: str, span: Span) -> Name:
+        root = dotted.split(".", 1)[0]
+        local = function.qualname != MODULE_CODE and (
+            root in function.params or any(a.target.split(".", 1)[0] == root and "." not in a.target for a in function.assigns)
+        )
+        if local:
+            return Name(dotted, span, None, function.qualname)
+        prefix = f"{module.name}." if module.name else ""
+        return Name(dotted, span, f"{prefix}{dotted}")
+
+    def _mutating_method(self, project: Project, loader: LoaderCall, method: str) -> bool:
+        """A method of the (project) dataset class that changes the object: it assigns
+        ``self.*``, changes one in place, or calls a method that does."""
+        for instance in project.flow.instances(loader.module, loader.argument("dataset")):
+            found = project.index.method(instance.cls, method)
+            if found is not None and self._mutates(project, found, instance.cls, set()):
+                return True
+        return False
+
+    def _mutates(self, project: Project, ref: FunctionRef, owner: ClassRef, seen: Set[Tuple[str, str]]) -> bool:
+        if ref.key in seen or len(seen) > 20 or not ref.function.params:
+            return False
+        seen.add(ref.key)
+        self_name = ref.function.params[0]
+        if any(a.target.startswith(self_name + ".") for a in ref.function.assigns):
+            return True
+        for call in ref.function.calls:
+            func = call.func
+            if isinstance(func, Name) and func.qualified is None and func.root == self_name:
+                if "." in func.rest and func.rest.rsplit(".", 1)[-1] in IN_PLACE_METHODS:
+                    return True  # self.items.append(...)
+                other = project.index.method(owner, func.rest)
+                if other is not None and self._mutates(project, other, owner, seen):
+                    return True
+            shuffles = isinstance(func, Name) and (func.qualified in SHUFFLERS or func.dotted.endswith(".shuffle"))
+            if shuffles and any(isinstance(a, Name) and a.qualified is None and a.root == self_name and a.rest for a in call.args):
+                return True  # random.shuffle(self.indices)
+        return False
+
+    # ------------------------------------------------------------------ identity of the dataset
+    def _same_dataset(self, project, loops: LoopIndex, epoch_loop: EpochLoop, receiver: Name, loader: LoaderCall, dataset_calls) -> bool:
+        if receiver.dotted.endswith(".dataset"):
+            holder = Name(receiver.dotted[: -len(".dataset")], receiver.span,
+                          receiver.qualified[: -len(".dataset")] if receiver.qualified else None, receiver.scope)
+            if any(l.call is loader.call for l in loops.loaders(epoch_loop.module, holder)):
+                return True
+        found = {id(c) for _, c in self._constructions(project, epoch_loop.module, receiver, 0)}
+        return bool(found & dataset_calls)
+
+    def _constructions(self, project: Project, module: ModuleFacts, value: Optional[Value], depth: int) -> Iterator[Tuple[ModuleFacts, Call]]:
+        """The calls that build the object ``value`` may be (classes, not factories)."""
+        if value is None or depth > MAX_DEPTH:
+            return
+        flow = project.flow
+        if isinstance(value, Name):
+            for binding in flow.bindings(module, value):
+                yield from self._constructions(project, binding.module, binding.value, depth + 1)
+        elif isinstance(value, IfExp):
+            yield from self._constructions(project, module, value.body, depth + 1)
+            yield from self._constructions(project, module, value.orelse, depth + 1)
+        elif isinstance(value, Call):
+            for symbol in flow.symbols(module, value.func):
+                if isinstance(symbol, (ClassRef, ExternalRef)):
+                    yield module, value
+                elif isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
+                    for returned in symbol.function.returns:
+                        yield from self._constructions(project, symbol.module, returned, depth + 1)

@@ -1,0 +1,76 @@
+"""SDL103 replace-sampler-ddp-removed."""
+
+from __future__ import annotations
+
+from typing import Iterable, Tuple
+
+from seedlint.config import Settings
+from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, flag_spellings, renamed
+from seedlint.rules.base import Project, Rule
+
+FIX_KIND = "rename-lightning-flag"
+
+
+class ReplaceSamplerDdpRemoved(Rule):
+    """
+    ## What it does
+    Finds `Trainer(replace_sampler_ddp=...)`, `Fabric.setup_dataloaders(replace_sampler=...)`
+    (also spelled through `**dict(...)` or `**{...}`) and the `PL_TRAINER_REPLACE_SAMPLER_DDP`
+    environment variable in a project that may run Lightning >= 2.0 (it declares such a
+    version, or none).
+
+    ## Why is this bad?
+    Lightning 2.0 renamed the flag to `use_distributed_sampler` with no deprecation overlap.
+    The old keyword is a `TypeError: Trainer.__init__() got an unexpected keyword argument
+    'replace_sampler_ddp'` at start-up; the old environment variable is silently ignored, so a
+    project that meant to turn sampler injection off gets a `DistributedSampler` injected.
+
+    ## Example
+    ```python
+    trainer = L.Trainer(strategy="ddp", replace_sampler_ddp=False)
+    ```
+
+    ## Use instead
+    ```python
+    trainer = L.Trainer(strategy="ddp", use_distributed_sampler=False)
+    ```
+
+    ## Fix safety
+    Renames the keyword (or the environment variable string). Safe when the project declares
+    Lightning >= 2.0; when it declares no Lightning version the rename is applied only with
+    `--unsafe-fixes`, because on Lightning 1.x the new name is the one that fails (SDL105).
+    """
+
+    code = "SDL103"
+    name = "replace-sampler-ddp-removed"
+    summary = "`replace_sampler_ddp` was renamed `use_distributed_sampler` in Lightning 2.0"
+    fix_safety = "safe"
+
+    def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
+        return (b"replace_sampler", b"PL_TRAINER_REPLACE_SAMPLER_DDP")
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        version = project.settings.lightning_version
+        if not version.may_be_at_least(RENAMED_IN):
+            return
+        safe = version.declared and not version.may_be_below(RENAMED_IN)
+        for spelling in flag_spellings(project):
+            if spelling.spelled == NEW_FLAG:
+                continue
+            new = renamed(spelling)
+            if spelling.spelled == OLD_ENV_VAR:
+                message = (
+                    f"`{OLD_ENV_VAR}` is ignored by Lightning >= 2.0 (the flag was renamed "
+                    f"`use_distributed_sampler`): sampler injection stays on -- use `{new}`"
+                )
+            else:
+                callee = "Trainer.__init__" if spelling.owner == "Trainer" else spelling.owner
+                message = (
+                    f"`{spelling.spelled}=` was renamed `{new}=` in Lightning 2.0: "
+                    f"`TypeError: {callee}() got an unexpected keyword argument '{spelling.spelled}'` -- use `{new}=`"
+                )
+            if not version.declared:
+                message += " (no Lightning version declared; the rename is an unsafe fix)"
+            fix = Fix(FIX_KIND, spelling.module.path, spelling.span, safe, (spelling.spelled, new))
+            yield self.report(spelling.module, spelling.span, message, fix)

@@ -1,0 +1,89 @@
+"""SDL104 plain-batch-sampler-dropped."""
+
+from __future__ import annotations
+
+from typing import Iterable, Tuple
+
+from seedlint.config import Settings
+from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.facts.model import Call
+from seedlint.lightning import batch_sampler_uses, lightning_injects_samplers, plain_batch_sampler_call
+from seedlint.rules.base import Project, Rule
+from seedlint.rules.sdl101_batch_sampler_not_reinstantiable import LIGHTNING_TRIGGERS
+
+FIX_KIND = "split-plain-batch-sampler"
+LOADER_BATCHING = ("batch_size", "shuffle", "sampler", "drop_last")
+
+
+class PlainBatchSamplerDropped(Rule):
+    """
+    ## What it does
+    In a Lightning project that does not turn sampler injection off, finds
+    `DataLoader(..., batch_sampler=BatchSampler(S, B, D))` with torch's own `BatchSampler`.
+
+    ## Why is this bad?
+    Under DDP Lightning does not re-create a plain `BatchSampler`: it drops it, passes a
+    `DistributedSampler` as `sampler=` and keeps the loader's own batching arguments, which a
+    loader built with `batch_sampler=` has at `batch_size=None`/`1`. Training silently runs
+    with a batch size of 1 (or unbatched samples) and the sampler `S` (its weights, its order)
+    is replaced.
+
+    ## Example
+    ```python
+    DataLoader(ds, batch_sampler=BatchSampler(RandomSampler(ds), 32, drop_last=True))
+    ```
+
+    ## Use instead
+    ```python
+    DataLoader(ds, sampler=RandomSampler(ds), batch_size=32, drop_last=True)
+    ```
+    Lightning then wraps the batching it can see around the distributed sampler.
+
+    ## Fix safety
+    Safe. Without DDP both spellings build the same `BatchSampler(S, B, D)` inside the
+    DataLoader; the fix is applied only when `batch_sampler=` is given the `BatchSampler(...)`
+    call itself and the loader passes none of `batch_size`, `shuffle`, `sampler`, `drop_last`.
+    """
+
+    code = "SDL104"
+    name = "plain-batch-sampler-dropped"
+    summary = "Lightning drops a plain BatchSampler under DDP"
+    fix_safety = "safe"
+
+    def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
+        return LIGHTNING_TRIGGERS
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        if not lightning_injects_samplers(project):
+            return
+        for use in batch_sampler_uses(project):
+            if use.instance is not None:
+                continue
+            found = plain_batch_sampler_call(project, use)
+            if found is None:
+                continue
+            _, call = found
+            anchor = use.keyword or use.loader.call.span
+            message = (
+                "a plain `BatchSampler` passed as `batch_sampler=` is dropped by Lightning under DDP: the "
+                "DataLoader is re-created with a `DistributedSampler` and batch size 1 (or unbatched), and "
+                "its sampler is replaced -- pass `sampler=`, `batch_size=`, `drop_last=` to the DataLoader instead"
+            )
+            fix = None
+            if use.keyword is not None and use.value is call and self._fixable(use.loader.call, call):
+                fix = Fix(FIX_KIND, use.loader.module.path, use.keyword)
+            yield self.report(use.loader.module, anchor, message, fix)
+
+    @staticmethod
+    def _fixable(loader: Call, sampler_call: Call) -> bool:
+        if loader.star_args or loader.star_kwargs or len(loader.args) > 1:
+            return False
+        if any(loader.kwarg(name) is not None for name in LOADER_BATCHING):
+            return False
+        if sampler_call.star_args or sampler_call.star_kwargs:
+            return False
+        names = ("sampler", "batch_size", "drop_last")
+        given = len(sampler_call.args) + len(sampler_call.kwargs)
+        return given == 3 and all(
+            sampler_call.argument(name, position) is not None for position, name in enumerate(names)
+        )

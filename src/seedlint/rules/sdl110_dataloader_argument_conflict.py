@@ -1,0 +1,90 @@
+"""SDL110 dataloader-argument-conflict."""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Tuple
+
+from seedlint.config import Settings
+from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.facts.model import Const, IfExp
+from seedlint.lightning import may_be_none
+from seedlint.rules.base import Project, Rule
+
+FIX_KIND = "drop-batch-size-none"
+HARMLESS = (("batch_size", (1,)), ("shuffle", (False, None)), ("sampler", (None,)), ("drop_last", (False, None)))
+"""Values torch accepts beside ``batch_sampler`` (it tests ``batch_size != 1 or shuffle or
+sampler is not None or drop_last``)."""
+TORCH_ERROR = "ValueError: batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
+
+
+class DataloaderArgumentConflict(Rule):
+    """
+    ## What it does
+    Finds `DataLoader(batch_sampler=...)` that also passes `batch_size` other than 1 (including
+    `batch_size=None`), `shuffle=True`, a `sampler`, or `drop_last=True`.
+
+    ## Why is this bad?
+    torch raises `ValueError: batch_sampler option is mutually exclusive with batch_size,
+    shuffle, sampler, and drop_last` when the DataLoader is built: the batch sampler already
+    decides batching, order and dropping. Note that `batch_size=None` is a conflict too (torch
+    compares with the default `1`).
+
+    ## Example
+    ```python
+    DataLoader(ds, batch_size=None, batch_sampler=BucketSampler(ds, 32))
+    ```
+
+    ## Use instead
+    ```python
+    DataLoader(ds, batch_sampler=BucketSampler(ds, 32))
+    ```
+
+    ## Fix safety
+    Safe, and only for a literal `batch_size=None` keyword, which is dropped (the loader then
+    builds as intended). Other conflicts carry a value the user must move into the batch
+    sampler, so they are reported without a fix.
+    """
+
+    code = "SDL110"
+    name = "dataloader-argument-conflict"
+    summary = "batch_sampler is mutually exclusive with batch_size, shuffle, sampler and drop_last"
+    fix_safety = "safe"
+
+    def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
+        return (b"batch_sampler",)
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        flow = project.flow
+        for loader in project.loader_calls():
+            batch_sampler = loader.argument("batch_sampler")
+            if batch_sampler is None or may_be_none(batch_sampler):
+                continue
+            conflicts: List[str] = []
+            fix = None
+            for name, harmless in HARMLESS:
+                value = loader.argument(name)
+                if value is None:
+                    continue
+                if _may_be_harmless(flow, loader.module, value, harmless):
+                    continue
+                constant = flow.const(loader.module, value)
+                shown = repr(constant.value) if constant is not None else "..."
+                conflicts.append(f"`{name}={shown}`")
+                span = loader.call.keyword_span(name)
+                if name == "batch_size" and isinstance(value, Const) and value.value is None and span is not None:
+                    fix = Fix(FIX_KIND, loader.module.path, span, True, ("batch_size",))
+            if not conflicts:
+                continue
+            message = (
+                f"`batch_sampler=` together with {', '.join(conflicts)}: torch raises `{TORCH_ERROR}` "
+                "when this DataLoader is built -- let the batch sampler decide batching, order and dropping"
+            )
+            yield self.report(loader.module, loader.call.span, message, fix)
+
+
+def _may_be_harmless(flow, module, value, harmless) -> bool:
+    """The value is, or may be (one branch of a conditional), one torch accepts."""
+    if isinstance(value, IfExp):
+        return _may_be_harmless(flow, module, value.body, harmless) or _may_be_harmless(flow, module, value.orelse, harmless)
+    constant = flow.const(module, value)
+    return constant is not None and constant.value in harmless

@@ -1,0 +1,33 @@
+"""Runtime truth for SDL006: under the spawn start method a lambda ``collate_fn`` cannot be
+pickled to start the workers; the hoisted module-level def of the --fix output can."""
+
+import importlib
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "SDL006"
+
+
+def spawn_loader(fixture: str, tmp_path, monkeypatch):
+    """Import the fixture under a real module name, so spawned workers can import it too."""
+    name = "sdl006_" + fixture.replace(".", "_")
+    shutil.copy(FIXTURES / fixture, tmp_path / f"{name}.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loader = importlib.import_module(name).make_loader()
+    loader.multiprocessing_context = "spawn"
+    return loader
+
+
+def test_lambda_collate_fn_cannot_start_spawned_workers(tmp_path, monkeypatch):
+    loader = spawn_loader("lambda_collate.py", tmp_path, monkeypatch)
+    with pytest.raises((pickle.PicklingError, AttributeError), match="lambda"):
+        next(iter(loader))
+
+
+def test_hoisted_collate_fn_runs_in_spawned_workers(tmp_path, monkeypatch):
+    loader = spawn_loader("lambda_collate.fixed.py", tmp_path, monkeypatch)
+    batches = [batch.tolist() for batch in loader]
+    assert batches == [[[2 * i, 2 * i * i] for i in range(start, start + 4)] for start in (0, 4)]

@@ -1,0 +1,26 @@
+"""Runtime truth for SDL009: without set_epoch a DistributedSampler repeats its order in
+every epoch; the --fix output draws a new order each epoch."""
+
+from pathlib import Path
+
+from runtime_support import load_module
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "SDL009"
+ARGS = ["--epochs", "2", "--workers", "0", "--rank", "0", "--world-size", "2"]
+
+
+def run(fixture):
+    module = load_module(FIXTURES / fixture)
+    return module.train(module.parse_args(ARGS))
+
+
+def test_flagged_script_repeats_the_shuffle_every_epoch():
+    first, second = run("basic_train_script.py")
+    assert len(first) == 8, "rank 0 of 2 sees half of 16 samples"
+    assert first == second
+
+
+def test_fixed_script_shuffles_differently_each_epoch():
+    first, second = run("basic_train_script.fixed.py")
+    assert len(first) == len(second) == 8
+    assert first != second
