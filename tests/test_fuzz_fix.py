@@ -28,7 +28,7 @@ OLD_TORCH = replace(Settings(), torch_version=version_option("--torch-version", 
 SDL001_ONLY = replace(OLD_TORCH, select=("SDL001",))
 ALL_RULES_UNSAFE = replace(OLD_TORCH, unsafe_fixes=True)
 # No shrinking: on a busy machine it takes minutes, and hypothesmith's examples are short.
-FUZZ = settings(max_examples=30, deadline=None, derandomize=True, database=None, phases=[Phase.explicit, Phase.generate],
+FUZZ = settings(max_examples=20, deadline=None, derandomize=True, database=None, phases=[Phase.explicit, Phase.generate],
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 
 NUMPY_SPELLINGS = [
