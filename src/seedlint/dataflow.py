@@ -37,6 +37,7 @@ DATASET_WRAPPERS = {
 }
 RANDOM_SPLIT = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"}
 PARTIAL = {"functools.partial"}
+EXTERNAL_PACKAGES = frozenset({"torch", "lightning", "pytorch_lightning", "lightning_fabric"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,32 +112,92 @@ class Dataflow:
         return found
 
     # ------------------------------------------------------------------ symbols
-    def symbols(self, module: ModuleFacts, value: Value, depth: int = 0) -> List[Symbol]:
-        """What a callee expression may refer to."""
+    def symbols(self, module: ModuleFacts, value: Value, depth: int = 0, load: bool = True) -> List[Symbol]:
+        """What a callee expression may refer to. With ``load=False`` no further module is
+        read from disk (a name into an unread project module stays unresolved)."""
         if depth > MAX_DEPTH:
             return []
         if isinstance(value, Name):
             if value.qualified is not None:
-                symbol = self.index.resolve(value.qualified, module)
+                symbol = self.index.resolve(value.qualified, module, load=load)
                 if isinstance(symbol, VariableRef):
-                    return [s for b in self.bindings(module, value) for s in self.symbols(b.module, b.value, depth + 1)]
+                    return [s for b in self.bindings(module, value) for s in self.symbols(b.module, b.value, depth + 1, load)]
                 return [symbol] if symbol is not None else []
-            return [s for b in self.bindings(module, value) for s in self.symbols(b.module, b.value, depth + 1)]
+            return [s for b in self.bindings(module, value) for s in self.symbols(b.module, b.value, depth + 1, load)]
         if isinstance(value, Lambda):
             function = module.functions.get(value.qualname)
             return [FunctionRef(module, function)] if function is not None else []
         if isinstance(value, Call) and self.is_partial(module, value) and value.args:
-            return self.symbols(module, value.args[0], depth + 1)
+            return self.symbols(module, value.args[0], depth + 1, load)
         if isinstance(value, IfExp):
-            return self.symbols(module, value.body, depth + 1) + self.symbols(module, value.orelse, depth + 1)
+            return self.symbols(module, value.body, depth + 1, load) + self.symbols(module, value.orelse, depth + 1, load)
         return []
+
+    def refers_to(self, module: ModuleFacts, value: Value, wanted: frozenset, depth: int = 0) -> Optional[str]:
+        """Which of the ``wanted`` qualified class names ``value`` refers to, if any.
+
+        Unlike ``symbols`` this loads another module only when the name's last part is
+        spelled like one of the wanted names, so asking it about every call of a module
+        stays cheap.
+        """
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(value, IfExp):
+            return self.refers_to(module, value.body, wanted, depth + 1) or self.refers_to(module, value.orelse, wanted, depth + 1)
+        if not isinstance(value, Name):
+            return None
+        if value.qualified is None:
+            for binding in self.bindings(module, value):
+                found = self.refers_to(binding.module, binding.value, wanted, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        if value.qualified in wanted:
+            return value.qualified
+        last = value.qualified.rsplit(".", 1)[-1]
+        spelled_alike = [name for name in wanted if name.rsplit(".", 1)[-1] == last]
+        if not spelled_alike:
+            return None
+        # Reading more modules can only reveal a re-export of a project class; library
+        # classes (torch, Lightning) are matched among modules already analysed.
+        load = any(name.split(".", 1)[0] not in EXTERNAL_PACKAGES for name in spelled_alike)
+        symbol = self.index.resolve(value.qualified, module, load=load)
+        if isinstance(symbol, ExternalRef) and symbol.qualified in wanted:
+            return symbol.qualified
+        if isinstance(symbol, ClassRef):
+            qualified = f"{symbol.module.name}.{symbol.cls.qualname}"
+            return qualified if qualified in wanted else None
+        if isinstance(symbol, VariableRef):
+            for binding in self.bindings(module, value):
+                found = self.refers_to(binding.module, binding.value, wanted, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def subclasses_within(self, modules, classes: frozenset) -> frozenset:
+        """``classes`` plus the qualified names of classes in ``modules`` derived from them."""
+        found = set(classes)
+        changed = True
+        while changed:
+            changed = False
+            for module in modules:
+                for cls in module.classes.values():
+                    qualified = f"{module.name}.{cls.qualname}"
+                    if qualified in found:
+                        continue
+                    if any(self.refers_to(module, base, frozenset(found)) for base in cls.bases):
+                        found.add(qualified)
+                        changed = True
+        return frozenset(found)
 
     def is_partial(self, module: ModuleFacts, call: Call) -> bool:
         return isinstance(call.func, Name) and call.func.qualified in PARTIAL
 
     def callee_names(self, module: ModuleFacts, call: Call) -> List[str]:
-        """Qualified names of the external things a call may invoke."""
-        return [s.qualified for s in self.symbols(module, call.func) if isinstance(s, ExternalRef)]
+        """Qualified names of the library functions a call may invoke (``torch.manual_seed``).
+
+        Library names come from imports, so this never reads another project module."""
+        return [s.qualified for s in self.symbols(module, call.func, load=False) if isinstance(s, ExternalRef)]
 
     def const(self, module: ModuleFacts, value: Value, depth: int = 0) -> Optional[Const]:
         """The constant a value certainly holds, if it is statically known."""

@@ -18,6 +18,7 @@ from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover, mentions_any
 from seedlint.facts.model import ModuleFacts
 from seedlint.index import ProjectIndex, module_identity
+from seedlint.prefilter import uses_any
 from seedlint.rules import RULES, Project, Rule
 from seedlint.source import ChangedOnDisk, InputError, SourceFile, read_source
 
@@ -120,6 +121,7 @@ class Engine:
         for rule in self.rules:
             tokens.update(rule.triggers(settings))
         self.tokens = tuple(sorted(tokens))
+        self.names = frozenset(t.decode("ascii", "replace") for t in self.tokens)
 
     # ------------------------------------------------------------------ public API
     def check(self, paths: Iterable[str]) -> Result:
@@ -215,7 +217,7 @@ class Engine:
             self._shown[target.absolute] = target.shown
             self._sources.setdefault(target.absolute, source)
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
-            if mentions_any(raw, self.tokens):
+            if mentions_any(raw, self.tokens) and uses_any(source.text, self.names):
                 name, root, is_package = module_identity(target.absolute)
                 candidates.append((target, source, name, root, is_package))
         self.store.prefetch([(t.absolute, s.text, n, p) for t, s, n, _, p in candidates])

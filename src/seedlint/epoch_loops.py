@@ -1,5 +1,10 @@
 """Epoch loops: the loops that iterate a DataLoader once per pass.
 
+Resolving a name may load (parse) other modules, so before resolving, calls are screened
+by spelling: a loader is built by a callee spelled like one (``DataLoader``, ``MyLoader``,
+``build_loaders``), and a helper is followed when it is a method on ``self`` or receives an
+argument spelled like a loader (``train_one_epoch(model, train_loader)``).
+
 A loader is *iterated* at a site: a ``for`` statement over it (also through
 ``enumerate``/``tqdm``/``zip``), an ``iter(loader)`` call, or a call of a project
 function that iterates it (a loader passed as an argument, or one the function reaches
@@ -26,8 +31,8 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.index import FunctionRef
-from seedlint.loaders import LoaderCall, find_loader_calls
+from seedlint.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.loaders import TORCH_LOADERS, LoaderCall, loader_classes
 
 MAX_DEPTH = 3
 
@@ -38,6 +43,7 @@ ITERATION_WRAPPERS = frozenset({
 })
 """Callables that iterate what they are given, so ``for b in tqdm(loader)`` iterates ``loader``
 (builtins are named without ``builtins.``, as the index resolves them)."""
+WRAPPER_SPELLINGS = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
 ITERATOR_FACTORIES = frozenset({"iter"})
 RANGE_LIKE = frozenset({"range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 MAPPING_VIEWS = ("items", "keys", "values")
@@ -89,27 +95,51 @@ class LoopIndex:
     def __init__(self, project) -> None:
         self.project = project
         self.flow = project.flow
-        self._loaders: Dict[int, LoaderCall] = {id(l.call): l for l in project.loader_calls()}
-        self._scanned: Set[str] = {os.path.abspath(m.path) for m in project.modules}
-        self._sites: Dict[Tuple[str, str], List[Iteration]] = {}
+        self._loader_names = loader_classes(project.settings.extra_loader_classes)
+        self._loaders: Dict[int, Optional[LoaderCall]] = {}
+        self._owners: Dict[str, Dict[int, Function]] = {}
+        self._sites: Dict[Tuple[str, str, bool], List[Iteration]] = {}
         self._params: Dict[Tuple[str, str], Set[str]] = {}
         self._epoch_loops: Optional[List[EpochLoop]] = None
 
     # ------------------------------------------------------------------ loaders
     def loader_of(self, module: ModuleFacts, call: Call) -> Optional[LoaderCall]:
+        """The LoaderCall for ``call`` when it builds a loader. Decided one call at a time, so
+        only the calls a loop reaches are ever resolved."""
+        key = id(call)
+        if key not in self._loaders:
+            self._loaders[key] = None
+            positional = self._loader_kind(module, call)
+            owner = self._owner(module, call)
+            if positional is not None and owner is not None:
+                self._loaders[key] = LoaderCall(module, owner, call, positional)
+        return self._loaders[key]
+
+    def _loader_kind(self, module: ModuleFacts, call: Call) -> Optional[bool]:
+        """Like loaders.find_loader_calls: True for torch's own DataLoader (positions follow its
+        signature), False for a subclass or configured class, None for anything else."""
+        for symbol in self.flow.symbols(module, call.func):
+            if isinstance(symbol, ExternalRef) and symbol.qualified in self._loader_names:
+                return symbol.qualified in TORCH_LOADERS
+            if isinstance(symbol, ClassRef):
+                qualified = f"{symbol.module.name}.{symbol.cls.qualname}"
+                if qualified in self._loader_names or self.flow.index.is_subclass(symbol, self._loader_names):
+                    return False
+        return None
+
+    def _owner(self, module: ModuleFacts, call: Call) -> Optional[Function]:
         path = os.path.abspath(module.path)
-        if path not in self._scanned:
-            self._scanned.add(path)
-            extra = self.project.settings.extra_loader_classes
-            for found in find_loader_calls(self.flow, [module], extra):
-                self._loaders[id(found.call)] = found
-        return self._loaders.get(id(call))
+        if path not in self._owners:
+            self._owners[path] = {id(c): f for f, c in module.all_calls()}
+        return self._owners[path].get(id(call))
 
     def loaders(self, module: ModuleFacts, value: Value, depth: int = 0) -> List[LoaderCall]:
         """The loader calls ``value`` may evaluate to (through names, factories, tuples)."""
         if depth > 2 * MAX_DEPTH:
             return []
         if isinstance(value, Call):
+            if not _loaderish(self._loader_names, value.func):
+                return []  # spelling screen: DataLoader, a subclass named *Loader, build_loaders()...
             found = self.loader_of(module, value)
             if found is not None:
                 return [found]
@@ -147,7 +177,11 @@ class LoopIndex:
 
     def iterated_values(self, module: ModuleFacts, value: Value) -> List[Value]:
         """What a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip``..."""
-        if isinstance(value, Call) and any(n in ITERATION_WRAPPERS for n in self.flow.callee_names(module, value)):
+        if (
+            isinstance(value, Call)
+            and _spelled(value.func) in WRAPPER_SPELLINGS
+            and any(n in ITERATION_WRAPPERS for n in self.flow.callee_names(module, value))
+        ):
             names = self.flow.callee_names(module, value)
             inner = list(value.args) if "zip" in names else list(value.args[:1])
             return [v for item in inner for v in self.iterated_values(module, item)]
@@ -156,7 +190,7 @@ class LoopIndex:
     # ------------------------------------------------------------------ iteration sites
     def sites(self, module: ModuleFacts, function: Function, depth: int = 0) -> List[Iteration]:
         """Every place ``function`` iterates a loader it can name itself."""
-        key = (os.path.abspath(module.path), function.qualname)
+        key = (os.path.abspath(module.path), function.qualname, depth == 0)
         if key in self._sites:
             return self._sites[key]
         self._sites[key] = []
@@ -164,12 +198,13 @@ class LoopIndex:
         for loop in function.loops:
             for value in self.iterated_values(module, loop.iterable):
                 found.extend(Iteration(l, loop.span) for l in self.loaders(module, value))
-        for call in function.calls:
-            names = self.flow.callee_names(module, call)
-            if any(n in ITERATOR_FACTORIES for n in names) and call.args:
+        # A function's own epoch loops only need the calls inside loops; a helper's every call.
+        calls = function.calls if depth else [c for loop in function.loops for c in loop.calls]
+        for call in _unique(calls):
+            if _spelled(call.func) == "iter" and call.args and any(n in ITERATOR_FACTORIES for n in self.flow.callee_names(module, call)):
                 found.extend(Iteration(l, call.span) for l in self.loaders(module, call.args[0]))
                 continue
-            if depth >= MAX_DEPTH:
+            if depth >= MAX_DEPTH or not self._may_iterate_a_loader(function, call):
                 continue
             for callee, offset in self.callees(module, function, call):
                 if self.sites(callee.module, callee.function, depth + 1):
@@ -192,7 +227,10 @@ class LoopIndex:
             for value in self.iterated_values(module, loop.iterable):
                 found.update(self._parameter(function, value))
         for call in function.calls:
-            if any(n in ITERATOR_FACTORIES for n in self.flow.callee_names(module, call)) and call.args:
+            passed = [v for v in (*call.args, *(v for _, v in call.kwargs)) if self._parameter(function, v)]
+            if not passed:
+                continue
+            if _spelled(call.func) == "iter" and any(n in ITERATOR_FACTORIES for n in self.flow.callee_names(module, call)):
                 found.update(self._parameter(function, call.args[0]))
             elif depth < MAX_DEPTH:
                 for callee, offset in self.callees(module, function, call):
@@ -202,6 +240,14 @@ class LoopIndex:
                             found.update(self._parameter(function, value))
         self._params[key] = found
         return found
+
+    def _may_iterate_a_loader(self, function: Function, call: Call) -> bool:
+        """A cheap, spelling-only screen before a call is resolved (resolving loads modules):
+        a method on ``self``, or a call that passes something named like a loader."""
+        func = call.func
+        if isinstance(func, Name) and func.qualified is None and function.params and func.root == function.params[0]:
+            return True
+        return any(_loaderish(self._loader_names, v) for v in (*call.args, *(v for _, v in call.kwargs)))
 
     @staticmethod
     def _parameter(function: Function, value: Value) -> Set[str]:
@@ -291,9 +337,32 @@ class LoopIndex:
             if isinstance(value, Name):
                 values += [b.value for b in self.flow.bindings(module, value)]
             for item in values:
-                if isinstance(item, Call) and any(n in RANGE_LIKE for n in self.flow.callee_names(module, item)):
+                if not (isinstance(item, Call) and _spelled(item.func) in ("range", "trange")):
+                    continue
+                if any(n in RANGE_LIKE for n in self.flow.callee_names(module, item)):
                     return True
         return False
+
+
+def _spelled(value: Value) -> str:
+    return value.dotted.rsplit(".", 1)[-1] if isinstance(value, Name) else ""
+
+
+def _loaderish(names: frozenset, value: Value) -> bool:
+    """Whether a name is spelled like a loader or a loader factory (``train_loader``,
+    ``DataLoader``, ``build_dataloaders``, a configured loader class)."""
+    if isinstance(value, Subscript):
+        value = value.value
+    if not isinstance(value, Name):
+        return False
+    return "loader" in value.dotted.lower() or any(value.dotted.endswith(n.rsplit(".", 1)[-1]) for n in names)
+
+
+def _unique(calls: List[Call]) -> List[Call]:
+    seen: Dict[int, Call] = {}
+    for call in calls:
+        seen.setdefault(id(call), call)
+    return list(seen.values())
 
 
 def _managed(value: Value) -> bool:

@@ -101,7 +101,8 @@ class ProjectIndex:
     def root_of(self, module: ModuleFacts) -> str:
         return self._root_of.get(os.path.abspath(module.path), "")
 
-    def module_named(self, dotted: str, near: Optional[ModuleFacts] = None) -> Optional[ModuleFacts]:
+    def module_named(self, dotted: str, near: Optional[ModuleFacts] = None, load: bool = True) -> Optional[ModuleFacts]:
+        """The project module with that dotted name; with ``load=False`` only one already loaded."""
         if not dotted:
             return None
         if near is not None and near.name == dotted:
@@ -110,6 +111,8 @@ class ProjectIndex:
         key = (first, dotted)
         if key in self._by_name:
             return self._by_name[key]
+        if not load:
+            return next((m for m in self.modules.values() if m.name == dotted), None)
         found = None
         roots = [first] if first else []
         roots += [root for root in self.roots if root != first]
@@ -139,29 +142,30 @@ class ProjectIndex:
         return facts
 
     # ------------------------------------------------------------------ names
-    def resolve(self, qualified: Optional[str], near: Optional[ModuleFacts], depth: int = 0) -> Optional[Symbol]:
-        """The symbol a fully qualified name stands for."""
+    def resolve(self, qualified: Optional[str], near: Optional[ModuleFacts], depth: int = 0, load: bool = True) -> Optional[Symbol]:
+        """The symbol a fully qualified name stands for. With ``load=False`` no module is
+        read from disk: only modules already analysed are consulted."""
         if not qualified or depth > 12:
             return None
         if qualified.startswith("builtins."):
             return ExternalRef(qualified[len("builtins."):])
         parts = qualified.split(".")
         for cut in range(len(parts), 0, -1):
-            module = self.module_named(".".join(parts[:cut]), near)
+            module = self.module_named(".".join(parts[:cut]), near, load)
             if module is not None:
-                return self._member(module, parts[cut:], depth)
+                return self._member(module, parts[cut:], depth, load)
         return ExternalRef(qualified)
 
     def resolve_name(self, name: Name, near: ModuleFacts) -> Optional[Symbol]:
         return self.resolve(name.qualified, near) if name.qualified else None
 
-    def _member(self, module: ModuleFacts, rest: List[str], depth: int) -> Optional[Symbol]:
+    def _member(self, module: ModuleFacts, rest: List[str], depth: int, load: bool = True) -> Optional[Symbol]:
         if not rest:
             return ModuleRef(module)
         first, dotted = rest[0], ".".join(rest)
         if first in module.imports:
             target = ".".join([module.imports[first], *rest[1:]])
-            return self.resolve(target, module, depth + 1)
+            return self.resolve(target, module, depth + 1, load)
         if dotted in module.classes:
             return ClassRef(module, module.classes[dotted])
         if dotted in module.functions:
@@ -171,14 +175,14 @@ class ProjectIndex:
         if first in module.toplevel:
             return VariableRef(module, first) if len(rest) == 1 else None
         for star in module.star_imports:
-            target = self.module_named(star, module)
+            target = self.module_named(star, module, load)
             if target is not None and target is not module:
-                found = self._member(target, rest, depth + 1)
+                found = self._member(target, rest, depth + 1, load)
                 if found is not None:
                     return found
-        sub = self.module_named(f"{module.name}.{first}", module) if module.name else None
+        sub = self.module_named(f"{module.name}.{first}", module, load) if module.name else None
         if sub is not None:
-            return self._member(sub, rest[1:], depth + 1)
+            return self._member(sub, rest[1:], depth + 1, load)
         return None
 
     def symbol_of(self, value: Value, near: ModuleFacts) -> Optional[Symbol]:

@@ -87,12 +87,7 @@ def _flag_calls(project) -> Iterator[FlagCall]:
 
 
 def _is_class_call(project, module: ModuleFacts, func: Value, classes: frozenset) -> bool:
-    for symbol in project.flow.symbols(module, func):
-        if isinstance(symbol, ExternalRef) and symbol.qualified in classes:
-            return True
-        if isinstance(symbol, ClassRef) and project.index.is_subclass(symbol, classes):
-            return True
-    return False
+    return project.flow.refers_to(module, func, project.subclasses(classes)) is not None
 
 
 def _is_fabric_object(project, module: ModuleFacts, method: Name) -> bool:

@@ -7,7 +7,6 @@ from typing import Iterable, Iterator, List, Optional
 
 from seedlint.dataflow import Dataflow, Instance
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Value
-from seedlint.index import ClassRef, ExternalRef
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TORCH_POSITIONS = {
@@ -39,24 +38,13 @@ def loader_classes(extra: Iterable[str]) -> frozenset:
     return TORCH_LOADERS | frozenset(extra)
 
 
-def find_loader_calls(flow: Dataflow, modules: Iterable[ModuleFacts], extra_classes: Iterable[str] = ()) -> Iterator[LoaderCall]:
-    names = loader_classes(extra_classes)
+def find_loader_calls(flow: Dataflow, modules: Iterable[ModuleFacts], classes: frozenset) -> Iterator[LoaderCall]:
+    """Calls of any of ``classes`` (torch's DataLoader, configured and derived loader classes)."""
     for module in modules:
         for function, call in module.all_calls():
-            positional = _is_loader(flow, module, call, names)
-            if positional is not None:
-                yield LoaderCall(module, function, call, positional)
-
-
-def _is_loader(flow: Dataflow, module: ModuleFacts, call: Call, names: frozenset) -> Optional[bool]:
-    for symbol in flow.symbols(module, call.func):
-        if isinstance(symbol, ExternalRef) and symbol.qualified in names:
-            return symbol.qualified in TORCH_LOADERS
-        if isinstance(symbol, ClassRef):
-            qualified = f"{symbol.module.name}.{symbol.cls.qualname}"
-            if qualified in names or flow.index.is_subclass(symbol, names):
-                return False
-    return None
+            found = flow.refers_to(module, call.func, classes)
+            if found is not None:
+                yield LoaderCall(module, function, call, found in TORCH_LOADERS)
 
 
 def workers_may_be_positive(flow: Dataflow, loader: LoaderCall) -> Optional[bool]:

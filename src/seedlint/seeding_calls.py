@@ -94,8 +94,8 @@ class SeedingCalls:
                 return self._with_value(module, function, call, LIGHTNING, EVERY_RNG, call.argument("seed", 0))
             if name in LIBRARY_SEED_HELPERS:
                 return self._with_value(module, function, call, LIBRARY, EVERY_RNG, call.argument("seed", 0))
-        if depth >= 2:
-            return None
+        if depth >= 2 or "seed" not in _spelled(call).lower():
+            return None  # a project seeding helper says so in its name: set_seed, fix_random_seeds
         for callee, _ in self.loops.callees(module, function, call):
             summary = self.helper_summary(callee, depth + 1)
             if summary is not None:
@@ -203,3 +203,8 @@ def depends_on_parameter(function: Function, value: Value) -> bool:
     if isinstance(value, Call):
         return any(depends_on_parameter(function, a) for a in value.args)
     return False
+
+
+def _spelled(call: Call) -> str:
+    """The last identifier of a callee as written (``set_seed`` in ``utils.set_seed(...)``)."""
+    return call.func.dotted.rsplit(".", 1)[-1] if isinstance(call.func, Name) else ""

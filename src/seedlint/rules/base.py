@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import ClassVar, Iterable, List, Optional, Tuple
+from typing import ClassVar, Dict, Iterable, List, Optional, Tuple
 
 from seedlint.config import Settings
 from seedlint.dataflow import Dataflow
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import ModuleFacts, Span
 from seedlint.index import ProjectIndex
-from seedlint.loaders import LoaderCall, find_loader_calls
+from seedlint.loaders import LoaderCall, find_loader_calls, loader_classes
 
 
 class Project:
@@ -22,10 +22,18 @@ class Project:
         self.modules = modules
         self.settings = settings
         self._loader_calls: Optional[List[LoaderCall]] = None
+        self._subclasses: Dict[frozenset, frozenset] = {}
+
+    def subclasses(self, classes: frozenset) -> frozenset:
+        """``classes`` and every checked-module class derived from them, by qualified name."""
+        if classes not in self._subclasses:
+            self._subclasses[classes] = self.flow.subclasses_within(self.modules, classes)
+        return self._subclasses[classes]
 
     def loader_calls(self) -> List[LoaderCall]:
         if self._loader_calls is None:
-            self._loader_calls = list(find_loader_calls(self.flow, self.modules, self.settings.extra_loader_classes))
+            classes = self.subclasses(loader_classes(self.settings.extra_loader_classes))
+            self._loader_calls = list(find_loader_calls(self.flow, self.modules, classes))
         return self._loader_calls
 
 

@@ -11,7 +11,9 @@ from seedlint.loaders import LoaderCall, workers_may_be_positive
 from seedlint.rules.base import Project, Rule, where
 from seedlint.seeding_calls import TORCH, Seeding, SeedingCalls
 
-SEED_TRIGGERS = (b"seed(", b"seeds(", b"seed_everything", b"seed_all")
+LOOP_TRIGGERS = (b"_loader", b"dataloader")
+"""A file with an epoch loop builds its loader (``DataLoader``) or names the one it iterates
+(``train_loader``, ``dataloader``)."""
 
 
 class GlobalReseedEveryEpoch(Rule):
@@ -64,7 +66,7 @@ class GlobalReseedEveryEpoch(Rule):
     fix_safety = None
 
     def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + SEED_TRIGGERS
+        return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loops = loop_index(project)

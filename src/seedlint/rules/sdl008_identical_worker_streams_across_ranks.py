@@ -9,7 +9,6 @@ from seedlint.epoch_loops import loop_index
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Seq, Value
 from seedlint.loaders import workers_may_be_positive
 from seedlint.rules.base import Project, Rule, where
-from seedlint.rules.sdl007_global_reseed_every_epoch import SEED_TRIGGERS
 from seedlint.seeding_calls import (
     DIRECT,
     HELPER,
@@ -35,6 +34,9 @@ INIT_PROCESS_GROUP = frozenset({"torch.distributed.init_process_group", "torch.d
 MULTI_PROCESS_STRATEGIES = ("ddp", "fsdp", "deepspeed")
 STRATEGY_CLASSES = ("DDPStrategy", "FSDPStrategy", "DeepSpeedStrategy", "DDPSpawnStrategy")
 MAX_CALL_DEPTH = 3
+DDP_SETUP_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init")
+"""Spellings that mark a module as a candidate DDP script, before any name is resolved
+(``dist.init_process_group``, ``utils.init_distributed_mode``, ``setup_ddp``)."""
 
 
 class IdenticalWorkerStreamsAcrossRanks(Rule):
@@ -84,40 +86,48 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     fix_safety = "safe"
 
     def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + SEED_TRIGGERS + (b"Trainer", b"Fabric", b"init_process_group")
+        # A plain DDP script builds its loaders, so it mentions DataLoader (the default trigger).
+        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
-        workers = [l for l in project.loader_calls() if workers_may_be_positive(flow, l)]
-        if not workers:
-            return
         seeding = SeedingCalls(loop_index(project))
-        launcher = self._multi_process_launcher(project)
-        ddp_modules: dict = {}
+        launcher: Optional[Tuple[ModuleFacts, Call]] = None
+        found_launcher = False
         for module in project.modules:
-            for function in module.functions.values():
-                for call in function.calls:
-                    found = seeding.classify(module, function, call)
-                    if found is None:
-                        continue
-                    if found.kind == LIGHTNING:
-                        if launcher is not None:
-                            yield from self._lightning(project, seeding, found, launcher)
-                        continue
-                    if TORCH not in found.rngs or found.kind not in (DIRECT, HELPER):
-                        continue
-                    if found.kind == DIRECT and any(depends_on_parameter(function, v) for v in found.values):
-                        continue  # inside a seeding helper: judged where the helper is called
-                    if found.kind == HELPER and not found.helper_parametrised:
-                        continue  # the seeding call inside the helper is reported itself
-                    if module.path not in ddp_modules:
-                        ddp_modules[module.path] = self._calls_init_process_group(project, module)
-                    if ddp_modules[module.path] and self._rank_independent(seeding, found):
-                        yield self.report(module, call.span, (
-                            f"`{found.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
-                            "worker k of every rank gets the same seed and draws the same augmentations; "
-                            "add the rank to the seed (e.g. `seed + rank`)"
-                        ))
+            lightning_calls = [(f, c) for f, c in module.all_calls() if _last(c) == "seed_everything"]
+            ddp_script = any(_last(c) and any(t in _last(c).lower() for t in DDP_SETUP_SPELLINGS) for _, c in module.all_calls())
+            if not lightning_calls and not ddp_script:
+                continue  # cheap, spelling-only screen: everything below resolves names
+            if not self._loaders_have_workers(project):
+                return
+            if lightning_calls and not found_launcher:
+                launcher, found_launcher = self._multi_process_launcher(project), True
+            for function, call in lightning_calls if not ddp_script else module.all_calls():
+                found = seeding.classify(module, function, call)
+                if found is None:
+                    continue
+                if found.kind == LIGHTNING:
+                    if launcher is not None:
+                        yield from self._lightning(project, seeding, found, launcher)
+                elif self._plain_ddp(project, seeding, module, function, found):
+                    yield self.report(module, call.span, (
+                        f"`{found.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
+                        "worker k of every rank gets the same seed and draws the same augmentations; "
+                        "add the rank to the seed (e.g. `seed + rank`)"
+                    ))
+
+    @staticmethod
+    def _loaders_have_workers(project: Project) -> bool:
+        return any(workers_may_be_positive(project.flow, l) for l in project.loader_calls())
+
+    def _plain_ddp(self, project: Project, seeding: SeedingCalls, module: ModuleFacts, function: Function, found: Seeding) -> bool:
+        if TORCH not in found.rngs or found.kind not in (DIRECT, HELPER):
+            return False
+        if found.kind == DIRECT and any(depends_on_parameter(function, v) for v in found.values):
+            return False  # inside a seeding helper: judged where the helper is called
+        if found.kind == HELPER and not found.helper_parametrised:
+            return False  # the seeding call inside the helper is reported itself
+        return self._rank_independent(seeding, found) and self._calls_init_process_group(project, module)
 
     # ------------------------------------------------------------------ Lightning
     def _lightning(self, project: Project, seeding: SeedingCalls, found: Seeding, launcher: Tuple[ModuleFacts, Call]) -> Iterator[Diagnostic]:
@@ -142,6 +152,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         flow = project.flow
         for module in project.modules:
             for _, call in module.all_calls():
+                if _last(call) not in ("Trainer", "Fabric"):
+                    continue
                 if any(n in LIGHTNING_LAUNCHERS for n in flow.callee_names(module, call)) and self._multi_process(project, module, call):
                     return module, call
         return None
@@ -191,7 +203,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             for call in function.calls:
                 if any(n in INIT_PROCESS_GROUP for n in project.flow.callee_names(current, call)):
                     return True
-                if depth < MAX_CALL_DEPTH:
+                if depth < MAX_CALL_DEPTH and _may_set_up_processes(call):
                     for callee, _ in loops.callees(current, function, call):
                         if callee.key not in seen:
                             seen.add(callee.key)
@@ -239,5 +251,22 @@ def argparse_default(module: ModuleFacts, option: str) -> Optional[Const]:
     return None
 
 
+def _last(call: Call) -> str:
+    """The last component of the called name, as spelled."""
+    return call.func.dotted.rsplit(".", 1)[-1] if isinstance(call.func, Name) else ""
+
+
 def _callee(call: Call) -> str:
     return f"`{call.func.dotted}(...)`" if isinstance(call.func, Name) else "Trainer"
+
+
+SETUP_HELPER_SPELLINGS = ("dist", "ddp", "init", "setup", "group", "main", "spawn", "launch", "worker", "run")
+
+
+def _may_set_up_processes(call: Call) -> bool:
+    """A spelling screen before following a call into project code: the helper that calls
+    init_process_group is named for it (``setup``, ``init_distributed_mode``, ``main``)."""
+    if not isinstance(call.func, Name):
+        return False
+    last = call.func.dotted.rsplit(".", 1)[-1].lower()
+    return any(spelling in last for spelling in SETUP_HELPER_SPELLINGS)

@@ -18,6 +18,7 @@ from seedlint.facts.model import (
 from seedlint.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.loaders import LoaderCall
 from seedlint.rules.base import Project, Rule, where
+from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
 
 FIX_KIND = "insert-set-epoch"
 DISTRIBUTED_SAMPLERS = frozenset({"torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"})
@@ -76,7 +77,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     fix_safety = "safe"
 
     def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + (b"sampler", b"epoch")
+        return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loops = loop_index(project)

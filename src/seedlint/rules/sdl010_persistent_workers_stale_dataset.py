@@ -19,6 +19,7 @@ from seedlint.facts.model import (
 from seedlint.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.loaders import LoaderCall, workers_may_be_positive
 from seedlint.rules.base import Project, Rule, where
+from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
 
 MAX_DEPTH = 6
 IN_PLACE_METHODS = frozenset(
@@ -77,7 +78,7 @@ class PersistentWorkersStaleDataset(Rule):
     fix_safety = None
 
     def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + (b"persistent_workers",)
+        return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loops = loop_index(project)
