@@ -8,19 +8,20 @@ parse, then written atomically once per file.
 from __future__ import annotations
 
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from seedlint.cache import DiskCache, cache_key
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
-from seedlint.discovery import Target, discover, mentions_any
+from seedlint.discovery import Target, discover
 from seedlint.facts.model import ModuleFacts
 from seedlint.index import ProjectIndex, module_identity
 from seedlint.prefilter import uses_any
 from seedlint.rules import RULES, Project, Rule
-from seedlint.source import ChangedOnDisk, InputError, SourceFile, read_source
+from seedlint.source import InputError, SourceFile, read_source
 
 MAX_FIX_ROUNDS = 10
 
@@ -57,51 +58,85 @@ def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputErr
     return collect_facts(module, name, path, is_package)
 
 
+NOT_USED = "not-used"
+"""The verdict for a file whose trigger names are only mentioned, never used."""
+
+
+def _root_facts(job: Tuple[str, str, str, bool, FrozenSet[str]]) -> Union[ModuleFacts, InputError, str]:
+    path, text, name, is_package, names = job
+    if not uses_any(text, names):
+        return NOT_USED
+    return _parse_facts((path, text, name, is_package))
+
+
 class FactsStore:
-    """Module facts by content: in memory, then in the disk cache, else parsed once."""
+    """Module facts by content: in memory, then in the disk cache, else parsed once.
+
+    Checked files go through ``roots``: the syntactic prefilter and the parse run
+    together, in worker processes when there are enough files, and both verdicts are
+    cached, so a warm run neither parses nor re-reads a file's syntax."""
 
     def __init__(self, cache: Optional[DiskCache] = None, jobs: int = 1) -> None:
         self.cache = cache
         self.jobs = max(1, jobs)
-        self._memory: Dict[str, Union[ModuleFacts, InputError]] = {}
+        self._memory: Dict[str, Union[ModuleFacts, InputError, str]] = {}
 
-    def facts(self, path: str, text: str, name: str, is_package: bool) -> Union[ModuleFacts, InputError]:
-        key = cache_key(text, path, name, is_package)
+    def _known(self, key: str):
         found = self._memory.get(key)
         if found is None and self.cache is not None:
             found = self.cache.get(key)
-        if found is None:
-            found = _parse_facts((path, text, name, is_package))
-            if self.cache is not None:
-                self.cache.put(key, found)
-        self._memory[key] = found
+            if found is not None:
+                self._memory[key] = found
         return found
 
-    def prefetch(self, jobs: List[Tuple[str, str, str, bool]]) -> None:
-        """Parse the files not yet known, in parallel when there are enough of them."""
+    def _store(self, key: str, value) -> None:
+        self._memory[key] = value
+        if self.cache is not None:
+            self.cache.put(key, value)
+
+    def facts(self, path: str, text: str, name: str, is_package: bool) -> Union[ModuleFacts, InputError]:
+        key = cache_key(text, path, name, is_package)
+        found = self._known(key)
+        if found is None:
+            found = _parse_facts((path, text, name, is_package))
+            self._store(key, found)
+        return found
+
+    def roots(self, jobs: List[Tuple[str, str, str, bool]], names: FrozenSet[str]) -> List[Union[ModuleFacts, InputError, str]]:
+        """For each (path, text, module name, is_package): its facts, a parse error, or
+        NOT_USED when the file only mentions the trigger names."""
+        salt = "\0".join(sorted(names))
+        verdict_keys = [cache_key(text, path, f"{name}\0prefilter\0{salt}", is_package) for path, text, name, is_package in jobs]
+        facts_keys = [cache_key(text, path, name, is_package) for path, text, name, is_package in jobs]
+        results: List = [None] * len(jobs)
         missing = []
-        for job in jobs:
-            key = cache_key(*job)
-            if key in self._memory:
+        for position, job in enumerate(jobs):
+            if isinstance(self._known(verdict_keys[position]), str):
+                results[position] = NOT_USED
                 continue
-            cached = self.cache.get(key) if self.cache is not None else None
-            if cached is not None:
-                self._memory[key] = cached
+            found = self._known(facts_keys[position])
+            if found is not None:
+                results[position] = found
             else:
-                missing.append((key, job))
-        if self.jobs < 2 or len(missing) < 8:
-            return
+                missing.append(position)
+        for position, found in zip(missing, self._compute([(*jobs[p], names) for p in missing])):
+            results[position] = found
+            if isinstance(found, str):
+                self._store(verdict_keys[position], NOT_USED)
+            else:
+                self._store(facts_keys[position], found)
+        return results
+
+    def _compute(self, jobs: List[Tuple]) -> Iterator:
+        if self.jobs < 2 or len(jobs) < 8:
+            return map(_root_facts, jobs)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        chunk = max(1, len(missing) // (self.jobs * 4))
+        chunk = max(1, len(jobs) // (self.jobs * 4))
         with ProcessPoolExecutor(max_workers=self.jobs, mp_context=context) as pool:
-            results = pool.map(_parse_facts, [job for _, job in missing], chunksize=chunk)
-            for (key, _), found in zip(missing, results):
-                self._memory[key] = found
-                if self.cache is not None:
-                    self.cache.put(key, found)
+            return iter(list(pool.map(_root_facts, jobs, chunksize=chunk)))
 
 
 class Engine:
@@ -122,6 +157,7 @@ class Engine:
             tokens.update(rule.triggers(settings))
         self.tokens = tuple(sorted(tokens))
         self.names = frozenset(t.decode("ascii", "replace") for t in self.tokens)
+        self._mentions = re.compile(b"|".join(re.escape(t) for t in self.tokens) or b"(?!)")
 
     # ------------------------------------------------------------------ public API
     def check(self, paths: Iterable[str]) -> Result:
@@ -217,12 +253,13 @@ class Engine:
             self._shown[target.absolute] = target.shown
             self._sources.setdefault(target.absolute, source)
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
-            if mentions_any(raw, self.tokens) and uses_any(source.text, self.names):
+            if self._mentions.search(raw):
                 name, root, is_package = module_identity(target.absolute)
                 candidates.append((target, source, name, root, is_package))
-        self.store.prefetch([(t.absolute, s.text, n, p) for t, s, n, _, p in candidates])
-        for target, source, name, root, is_package in candidates:
-            facts = self.store.facts(target.absolute, source.text, name, is_package)
+        verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names)
+        for (target, _, _, root, _), facts in zip(candidates, verdicts):
+            if isinstance(facts, str):
+                continue
             if isinstance(facts, InputError):
                 result.errors.append(InputError(target.shown, facts.reason))
                 continue
