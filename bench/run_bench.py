@@ -499,11 +499,12 @@ def measure_memory(argv, tree: Tree, env) -> Memory:
         peak = max(peak, process_tree_rss_kb(proc.pid))
         time.sleep(0.02)
     memory.seconds = time.perf_counter() - start
-    code, max_rss = proc.stdout.read().split()
-    proc.stdout.close()
-    if int(code) not in (0, 1, 2):
-        memory.error = f"exit {code}"
-    memory.max_rss_mb = int(max_rss) / 1024
+    with proc.stdout:
+        reported = proc.stdout.read().split()
+    if len(reported) != 2 or int(reported[0]) not in (0, 1, 2):
+        memory.error = f"exit {reported[0] if reported else proc.returncode}"
+        return memory
+    memory.max_rss_mb = int(reported[1]) / 1024
     memory.tree_rss_mb = peak / 1024
     log(
         f"  memory on {tree.name}: max process {memory.max_rss_mb:.0f} MB, "
@@ -530,7 +531,7 @@ def parse_findings(text: str) -> list[str]:
 
 
 def check_equality(seedlint: Path, tree: Tree, workdir: Path, env) -> dict:
-    """Run seedlint --format json four ways and compare the finding sets."""
+    """Run seedlint --format json five ways and compare the finding sets."""
     base = [str(seedlint), "--format", "json"]
     variants = [
         ("--jobs 1 --no-cache", base + ["--jobs", "1", "--no-cache", "."], True),

@@ -159,6 +159,10 @@ class Engine:
         self.names = frozenset(t.decode("ascii", "replace") for t in self.tokens)
         self._mentions = re.compile(b"|".join(re.escape(t) for t in self.tokens) or b"(?!)")
 
+    def mentions(self, raw: bytes) -> bool:
+        """The byte-level prefilter: could any selected rule start from this file?"""
+        return self._mentions.search(raw) is not None
+
     # ------------------------------------------------------------------ public API
     def check(self, paths: Iterable[str]) -> Result:
         targets = list(discover(paths, self.settings))
@@ -253,7 +257,7 @@ class Engine:
             self._shown[target.absolute] = target.shown
             self._sources.setdefault(target.absolute, source)
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
-            if self._mentions.search(raw):
+            if self.mentions(raw):
                 name, root, is_package = module_identity(target.absolute)
                 candidates.append((target, source, name, root, is_package))
         verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names)

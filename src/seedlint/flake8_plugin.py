@@ -12,13 +12,15 @@ or command line.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from seedlint import __version__
-from seedlint.config import ConfigError, class_names, load_settings, version_option
-from seedlint.engine import Engine
+from seedlint.cache import default_cache
+from seedlint.config import ConfigError, class_names, find_config, load_settings, version_option
+from seedlint.engine import Engine, FactsStore
+from seedlint.versions import find_project_root
 
-_ENGINES: Dict[str, Engine] = {}
+_ENGINES: Dict[Tuple[Optional[str], Optional[str]], Engine] = {}
 
 VERSION_OPTIONS = (
     ("--seedlint-torch-version", "torch_version", "target torch version (e.g. 1.8 or '>=1.8,<2'); overrides the project's"),
@@ -31,14 +33,27 @@ CLASS_OPTIONS = (
 )
 
 
+_PROJECT_OF: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
+_STORE: Optional[FactsStore] = None
+
+
 def _engine_for(filename: str) -> Engine:
+    """One engine per project (config file and project root), sharing one facts store, so
+    a module imported by many checked files is parsed once per flake8 process."""
+    global _STORE
     directory = os.path.dirname(os.path.abspath(filename))
-    engine = _ENGINES.get(directory)
+    if directory not in _PROJECT_OF:
+        _PROJECT_OF[directory] = (find_config(directory), find_project_root(directory))
+    key = _PROJECT_OF[directory]
+    engine = _ENGINES.get(key)
     if engine is None:
         overrides = {"select": ("SDL",), "ignore": (), "extend_select": ()}
         overrides.update(SeedlintChecker.overrides)
         settings = load_settings([filename], overrides)
-        engine = _ENGINES[directory] = Engine(settings, honor_noqa=False)
+        engine = _ENGINES[key] = Engine(settings, honor_noqa=False)
+        if _STORE is None:
+            _STORE = FactsStore(default_cache(settings.project_root))
+        engine.store = _STORE
     return engine
 
 
@@ -87,7 +102,7 @@ class SeedlintChecker:
         except ConfigError as error:
             yield 1, 0, f"SDL000 seedlint configuration error: {error}", type(self)
             return
-        if not any(token.decode() in source for token in engine.tokens):
+        if not engine.mentions(source.encode("utf-8", "surrogatepass")):
             return
         result = engine.check_source(self.filename, source)
         for diagnostic in result.diagnostics:
