@@ -7,7 +7,6 @@ read the diff before committing.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import libcst as cst
 import pytest

@@ -10,7 +10,6 @@ import argparse
 import difflib
 import os
 import sys
-from dataclasses import replace
 from typing import List, Optional
 
 from seedlint import __version__

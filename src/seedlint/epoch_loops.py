@@ -31,7 +31,7 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.index import FunctionRef
 from seedlint.loaders import TORCH_LOADERS, LoaderCall, loader_classes
 
 MAX_DEPTH = 3
@@ -95,7 +95,7 @@ class LoopIndex:
     def __init__(self, project) -> None:
         self.project = project
         self.flow = project.flow
-        self._loader_names = loader_classes(project.settings.extra_loader_classes)
+        self._loader_names = project.subclasses(loader_classes(project.settings.extra_loader_classes))
         self._loaders: Dict[int, Optional[LoaderCall]] = {}
         self._owners: Dict[str, Dict[int, Function]] = {}
         self._sites: Dict[Tuple[str, str, bool], List[Iteration]] = {}
@@ -116,16 +116,10 @@ class LoopIndex:
         return self._loaders[key]
 
     def _loader_kind(self, module: ModuleFacts, call: Call) -> Optional[bool]:
-        """Like loaders.find_loader_calls: True for torch's own DataLoader (positions follow its
-        signature), False for a subclass or configured class, None for anything else."""
-        for symbol in self.flow.symbols(module, call.func):
-            if isinstance(symbol, ExternalRef) and symbol.qualified in self._loader_names:
-                return symbol.qualified in TORCH_LOADERS
-            if isinstance(symbol, ClassRef):
-                qualified = f"{symbol.module.name}.{symbol.cls.qualname}"
-                if qualified in self._loader_names or self.flow.index.is_subclass(symbol, self._loader_names):
-                    return False
-        return None
+        """True for torch's own DataLoader (positions follow its signature), False for a
+        subclass or configured class, None for anything else."""
+        found = self.flow.refers_to(module, call.func, self._loader_names)
+        return None if found is None else found in TORCH_LOADERS
 
     def _owner(self, module: ModuleFacts, call: Call) -> Optional[Function]:
         path = os.path.abspath(module.path)
