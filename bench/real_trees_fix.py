@@ -43,6 +43,12 @@ FULL_SOURCES = [
     ("diffusers", "0.30.0"),
     ("transformers", "4.44.0"),
     ("kornia", "0.7.3"),
+    ("pytorch-lightning", "1.9.5"),
+    ("accelerate", "0.33.0"),
+    ("monai", "1.3.2"),
+    ("nemo_toolkit", "1.23.0"),
+    ("torchmetrics", "1.4.0"),
+    ("mmengine", "0.10.4"),
 ]
 QUICK_SOURCES = [("timm", "1.0.9")]
 

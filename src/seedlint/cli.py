@@ -145,6 +145,20 @@ def _print_errors(errors: List[InputError]) -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("seedlint: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # exit 2, never 1 ("findings remain"), on a bug in seedlint
+        import traceback
+
+        traceback.print_exc()
+        print(f"seedlint: error: internal error: {error!r}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.explain:
@@ -184,6 +198,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             except OSError as error:
                 write_errors.append(InputError(shown, f"cannot write: {error.strerror or error}"))
                 result.fixed.pop(shown, None)
+        if write_errors:  # what stays on disk is reported as it is
+            unwritten = {e.path for e in write_errors}
+            on_disk = Engine(settings, jobs=args.jobs, cache=cache).check(paths)
+            result.diagnostics = sorted(
+                [d for d in result.diagnostics if d.path not in unwritten]
+                + [d for d in on_disk.diagnostics if d.path in unwritten], key=lambda d: d.sort_key())
     else:
         result = engine.check(paths)
     errors = result.errors + write_errors

@@ -21,7 +21,7 @@ from seedlint.facts.model import ModuleFacts
 from seedlint.index import ProjectIndex, module_identity
 from seedlint.prefilter import uses_any
 from seedlint.rules import RULES, Project, Rule
-from seedlint.source import InputError, SourceFile, read_source
+from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
 
 MAX_FIX_ROUNDS = 10
 
@@ -37,9 +37,16 @@ class Result:
     """Shown path -> (original source, fixed text), for --fix and --diff."""
 
 
-def parse_error(path: str, error: Exception) -> InputError:
+def parse_error(path: str, error: Exception, text: Optional[str] = None) -> InputError:
     import libcst as cst
 
+    if text is not None:  # Python's own parser names the right line and column; libcst's may not
+        try:
+            compile(text, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+        except SyntaxError as python_error:
+            return InputError(path, f"syntax error at line {python_error.lineno}, column {python_error.offset}: {python_error.msg}")
+        except Exception:
+            pass
     if isinstance(error, cst.ParserSyntaxError):
         return InputError(path, f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {error.message}")
     return InputError(path, f"cannot parse: {error}")
@@ -54,8 +61,11 @@ def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputErr
     try:
         module = cst.parse_module(text)
     except Exception as error:  # ParserSyntaxError, and RecursionError on pathological nesting
-        return parse_error(path, error)
-    return collect_facts(module, name, path, is_package)
+        return parse_error(path, error, text)
+    try:
+        return collect_facts(module, name, path, is_package)
+    except Exception as error:  # an internal error: this file is not analysed, the run goes on
+        return InputError(path, f"internal error while analysing this file, skipped: {error!r}")
 
 
 NOT_USED = "not-used"
@@ -210,6 +220,7 @@ class Engine:
                 break
             errors = result.errors
             result = self._analyse(targets, overrides)
+            broken.update(e.path for e in result.errors)
             result.errors = _unique(errors + result.errors)
         for absolute, text in overrides.items():
             shown = self._shown.get(absolute, absolute)
@@ -258,6 +269,10 @@ class Engine:
             self._sources.setdefault(target.absolute, source)
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
             if self.mentions(raw):
+                too_large = too_large_to_parse(source)
+                if too_large is not None:
+                    result.errors.append(too_large)
+                    continue
                 name, root, is_package = module_identity(target.absolute)
                 candidates.append((target, source, name, root, is_package))
         verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names)
@@ -271,12 +286,7 @@ class Engine:
             roots.append(facts)
         project = Project(index, roots, self.settings)
         for rule in self.rules:
-            try:
-                found = list(rule.check(project))
-            except Exception as error:
-                where = _crash_site(error)
-                result.errors.append(InputError(where or "seedlint", f"internal error in {rule.code}: {error!r}"))
-                continue
+            found = self._run_rule(rule, project, linted, result)
             for diagnostic in found:
                 absolute = os.path.abspath(diagnostic.path)
                 if absolute not in linted or self._suppressed(index, absolute, diagnostic):
@@ -284,6 +294,27 @@ class Engine:
                 result.diagnostics.append(_reshown(diagnostic, linted[absolute]))
         result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
         return result
+
+    def _run_rule(self, rule: Rule, project: Project, linted: Dict[str, str], result: Result) -> List[Diagnostic]:
+        """The rule's diagnostics. If it crashes, it runs again module by module, so the
+        crash is reported against the file(s) it happens on and every other file is checked."""
+        try:
+            return list(rule.check(project))
+        except Exception as error:
+            whole_project_error = error
+        found: List[Diagnostic] = []
+        crashed = False
+        for module in project.modules:
+            try:
+                found.extend(rule.check(Project(project.index, [module], project.settings)))
+            except Exception as error:
+                crashed = True
+                shown = linted.get(os.path.abspath(module.path), module.path)
+                result.errors.append(InputError(shown, f"internal error in {rule.code} ({_crash_site(error)}): {error!r}"))
+        if not crashed:
+            result.errors.append(InputError(_crash_site(whole_project_error) or "seedlint",
+                                            f"internal error in {rule.code}: {whole_project_error!r}"))
+        return found
 
     def _suppressed(self, index: ProjectIndex, absolute: str, diagnostic: Diagnostic) -> bool:
         if self.settings.is_ignored_in(absolute, diagnostic.code):
@@ -300,7 +331,7 @@ class Engine:
         def load(path: str, name: str, is_package: bool) -> Optional[ModuleFacts]:
             shown = self._shown.get(path, path)
             source = self._load_source(path, overrides, shown)
-            if isinstance(source, InputError):
+            if isinstance(source, InputError) or too_large_to_parse(source) is not None:
                 return None
             facts = self.store.facts(path, source.text, name, is_package)
             return facts if isinstance(facts, ModuleFacts) else None

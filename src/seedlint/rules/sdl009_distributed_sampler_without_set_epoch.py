@@ -82,7 +82,12 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loops = loop_index(project)
         for epoch_loop in loops.epoch_loops():
-            samplers = [(l, v) for l in epoch_loop.loaders for v in [self._shuffling_sampler(project, l)] if v is not None]
+            samplers = [
+                (loader, value)
+                for loader in epoch_loop.loaders
+                for value in [self._shuffling_sampler(project, loader)]
+                if value is not None and not _rebuilt_each_iteration(epoch_loop, loader, value)
+            ]
             if not samplers or self._sets_epoch(project, loops, epoch_loop):
                 continue
             loader, value = samplers[0]
@@ -198,3 +203,16 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         shadowed = value.root in function.params or any(a.target == value.root for a in function.assigns)
         return value.dotted if function.qualname == MODULE_CODE or not shadowed else None
 
+
+def _rebuilt_each_iteration(epoch_loop, loader: LoaderCall, sampler: Value) -> bool:
+    """A sampler built inside the loop body starts afresh every iteration: that is not one
+    sampler iterated across epochs (and ``set_epoch`` at the top of the body would run
+    before the sampler exists)."""
+    loop = epoch_loop.loop
+    if isinstance(sampler, Name):
+        return any(assign.target == sampler.dotted for assign in loop.assigns)
+    return loader.module is epoch_loop.module and _inside(loop.span, loader.call.span)
+
+
+def _inside(outer, inner) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
