@@ -99,3 +99,15 @@ def test_flake8_plugin_respects_noqa_and_single_file(project):
     source[8] += "  # noqa: SDL001"
     (project / "train.py").write_text("\n".join(source) + "\n")
     run("flake8", "--select=SDL", "train.py", cwd=project, check_exit=0)
+
+
+def test_warm_cache_notices_a_changed_dependency_module(project):
+    """Only train.py is checked; the dataset's transform lives in a module it imports."""
+    assert run("seedlint", "train.py", cwd=project).returncode == 1
+    assert run("seedlint", "train.py", cwd=project).returncode == 1
+    transforms = project / "vision" / "transforms.py"
+    transforms.write_text(transforms.read_text().replace("np.random.randint(0, image.shape[0] - self.size + 1)", "0")
+                          .replace("np.random.randint(0, image.shape[1] - self.size + 1)", "0"))
+    assert run("seedlint", "train.py", cwd=project).returncode == 0
+    (project / "train.py").write_text((project / "train.py").read_text() + "\n# touched\n")
+    assert run("seedlint", "train.py", cwd=project).returncode == 0

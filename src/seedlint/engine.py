@@ -7,6 +7,7 @@ parse, then written atomically once per file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import traceback
@@ -176,7 +177,26 @@ class Engine:
     # ------------------------------------------------------------------ public API
     def check(self, paths: Iterable[str]) -> Result:
         targets = list(discover(paths, self.settings))
-        return self._analyse(targets, {})
+        cache = self.store.cache
+        if cache is None:
+            return self._analyse(targets, {})
+        key = self._run_key(targets)
+        stored = cache.get(key)
+        if stored is not None and all(_stat(path) == seen for path, seen in stored[0]):
+            return stored[1]
+        result = self._analyse(targets, {})
+        linted = {t.absolute for t in targets}
+        dependencies = [(path, _stat(path)) for path in self._last_index.modules if path not in linted]
+        cache.put(key, (dependencies, result))
+        return result
+
+    def _run_key(self, targets: List[Target]) -> str:
+        """A run over unchanged files (same size and modification time, as ruff's cache
+        decides) with the same settings returns the stored result without analysis."""
+        digest = hashlib.sha256(f"{self.settings!r}\0{self.tokens!r}\0{[r.code for r in self.rules]}".encode())
+        for target in targets:
+            digest.update(f"{target.shown}\0{target.absolute}\0{_stat(target.absolute)}\n".encode())
+        return cache_key(digest.hexdigest(), "<run>", "", False)
 
     def fix(self, paths: Iterable[str]) -> Result:
         """Compute fixes to a fixed point; the caller decides whether to write them."""
@@ -254,7 +274,7 @@ class Engine:
         if not hasattr(self, "_sources"):
             self._sources: Dict[str, SourceFile] = {}
             self._shown: Dict[str, str] = {}
-        index = ProjectIndex(self._lazy_loader(overrides))
+        index = self._last_index = ProjectIndex(self._lazy_loader(overrides))
         roots: List[ModuleFacts] = []
         linted: Dict[str, str] = {}
         candidates = []
@@ -337,6 +357,14 @@ class Engine:
             return facts if isinstance(facts, ModuleFacts) else None
 
         return load
+
+
+def _stat(path: str) -> Optional[Tuple[int, int]]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns)
 
 
 def _reshown(diagnostic: Diagnostic, shown: str) -> Diagnostic:
