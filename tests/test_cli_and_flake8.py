@@ -111,3 +111,12 @@ def test_warm_cache_notices_a_changed_dependency_module(project):
     assert run("seedlint", "train.py", cwd=project).returncode == 0
     (project / "train.py").write_text((project / "train.py").read_text() + "\n# touched\n")
     assert run("seedlint", "train.py", cwd=project).returncode == 0
+
+
+def test_flake8_plugin_does_no_analysis_when_sdl_is_not_selected(project):
+    """flake8 calls every installed plugin whatever --select says; the plugin must notice.
+    Its facts cache appears only when it analyses a file."""
+    run("flake8", "--select=E9", ".", cwd=project, check_exit=0)
+    assert not (project / ".seedlint_cache").exists()
+    run("flake8", "--select=E9,SDL", ".", cwd=project, check_exit=1)
+    assert (project / ".seedlint_cache").exists()

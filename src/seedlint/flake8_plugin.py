@@ -62,6 +62,9 @@ class SeedlintChecker:
     version = __version__
     overrides: Dict[str, Any] = {}
     """Settings given through flake8's options, set by ``parse_options``."""
+    selected = True
+    """False when flake8's --select leaves out every SDL code: flake8 still calls every
+    installed plugin, so the plugin must notice on its own to cost nothing."""
 
     def __init__(self, tree: Any, filename: str, lines: List[str]) -> None:
         self.filename = filename
@@ -93,9 +96,12 @@ class SeedlintChecker:
         except ConfigError as error:
             raise ExecutionError(f"seedlint: {error}") from None
         cls.overrides = overrides
+        cls.selected = _selects_seedlint(options)
         _ENGINES.clear()
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        if not self.selected:
+            return
         source = "".join(self.lines)
         try:
             engine = _engine_for(self.filename)
@@ -112,3 +118,12 @@ class SeedlintChecker:
 def attribute_of(flag: str) -> str:
     """argparse's destination for a flag: ``--seedlint-torch-version`` -> ``seedlint_torch_version``."""
     return flag.lstrip("-").replace("-", "_")
+
+
+def _selects_seedlint(options: Any) -> bool:
+    """Whether flake8's --select / --extend-select can enable an SDL code."""
+    select = getattr(options, "select", None)
+    if not select:
+        return True
+    codes = [*select, *(getattr(options, "extend_select", None) or [])]
+    return any(code.startswith("SDL") or "SDL".startswith(code) for code in codes if code)
