@@ -190,6 +190,25 @@ class Dataflow:
                         changed = True
         return frozenset(found)
 
+    def constructions(self, module: ModuleFacts, value: Optional[Value], limit: int = MAX_DEPTH, depth: int = 0) -> Iterator[Tuple[ModuleFacts, Call, Symbol]]:
+        """The calls of classes (project or library) that ``value`` may have been built by,
+        through names, conditional expressions and project factory functions."""
+        if value is None or depth > limit:
+            return
+        if isinstance(value, Name):
+            for binding in self.bindings(module, value):
+                yield from self.constructions(binding.module, binding.value, limit, depth + 1)
+        elif isinstance(value, IfExp):
+            yield from self.constructions(module, value.body, limit, depth + 1)
+            yield from self.constructions(module, value.orelse, limit, depth + 1)
+        elif isinstance(value, Call):
+            for symbol in self.symbols(module, value.func):
+                if isinstance(symbol, (ClassRef, ExternalRef)):
+                    yield module, value, symbol
+                elif isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
+                    for returned in symbol.function.returns:
+                        yield from self.constructions(symbol.module, returned, limit, depth + 1)
+
     def is_partial(self, module: ModuleFacts, call: Call) -> bool:
         return isinstance(call.func, Name) and call.func.qualified in PARTIAL
 

@@ -15,7 +15,7 @@ from seedlint.facts.model import (
     Name,
     Value,
 )
-from seedlint.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.index import ClassRef, ExternalRef
 from seedlint.loaders import LoaderCall
 from seedlint.rules.base import Project, Rule, where
 from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
@@ -113,24 +113,11 @@ class DistributedSamplerWithoutSetEpoch(Rule):
 
     def _constructions(self, project: Project, module: ModuleFacts, value: Value, depth: int) -> Iterable[Tuple[ModuleFacts, Call, bool]]:
         """Calls that build a DistributedSampler ``value`` may be (keyword_only: a subclass)."""
-        if depth > MAX_DEPTH:
-            return
-        flow = project.flow
-        if isinstance(value, Name):
-            for binding in flow.bindings(module, value):
-                yield from self._constructions(project, binding.module, binding.value, depth + 1)
-        elif isinstance(value, IfExp):
-            yield from self._constructions(project, module, value.body, depth + 1)
-            yield from self._constructions(project, module, value.orelse, depth + 1)
-        elif isinstance(value, Call):
-            for symbol in flow.symbols(module, value.func):
-                if isinstance(symbol, ExternalRef) and symbol.qualified in DISTRIBUTED_SAMPLERS:
-                    yield module, value, False
-                elif isinstance(symbol, ClassRef) and project.index.is_subclass(symbol, DISTRIBUTED_SAMPLERS):
-                    yield module, value, True
-                elif isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
-                    for returned in symbol.function.returns:
-                        yield from self._constructions(project, symbol.module, returned, depth + 1)
+        for origin, call, symbol in project.flow.constructions(module, value, MAX_DEPTH, depth):
+            if isinstance(symbol, ExternalRef) and symbol.qualified in DISTRIBUTED_SAMPLERS:
+                yield origin, call, False
+            elif isinstance(symbol, ClassRef) and project.index.is_subclass(symbol, DISTRIBUTED_SAMPLERS):
+                yield origin, call, True
 
     # ------------------------------------------------------------------ set_epoch calls
     def _sets_epoch(self, project: Project, loops: LoopIndex, epoch_loop: EpochLoop) -> bool:

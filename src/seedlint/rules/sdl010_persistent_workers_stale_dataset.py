@@ -10,13 +10,12 @@ from seedlint.facts.model import (
     MODULE_CODE,
     Call,
     Function,
-    IfExp,
     ModuleFacts,
     Name,
     Span,
     Value,
 )
-from seedlint.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.index import ClassRef, FunctionRef
 from seedlint.loaders import LoaderCall, workers_may_be_positive
 from seedlint.rules.base import Project, Rule, where
 from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
@@ -179,19 +178,5 @@ class PersistentWorkersStaleDataset(Rule):
 
     def _constructions(self, project: Project, module: ModuleFacts, value: Optional[Value], depth: int) -> Iterator[Tuple[ModuleFacts, Call]]:
         """The calls that build the object ``value`` may be (classes, not factories)."""
-        if value is None or depth > MAX_DEPTH:
-            return
-        flow = project.flow
-        if isinstance(value, Name):
-            for binding in flow.bindings(module, value):
-                yield from self._constructions(project, binding.module, binding.value, depth + 1)
-        elif isinstance(value, IfExp):
-            yield from self._constructions(project, module, value.body, depth + 1)
-            yield from self._constructions(project, module, value.orelse, depth + 1)
-        elif isinstance(value, Call):
-            for symbol in flow.symbols(module, value.func):
-                if isinstance(symbol, (ClassRef, ExternalRef)):
-                    yield module, value
-                elif isinstance(symbol, FunctionRef) and not symbol.function.is_lambda:
-                    for returned in symbol.function.returns:
-                        yield from self._constructions(project, symbol.module, returned, depth + 1)
+        for origin, call, _ in project.flow.constructions(module, value, MAX_DEPTH, depth):
+            yield origin, call
