@@ -64,7 +64,7 @@ def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputErr
     except Exception as error:  # ParserSyntaxError, and RecursionError on pathological nesting
         return parse_error(path, error, text)
     try:
-        return collect_facts(module, name, path, is_package)
+        return collect_facts(module, name, path, is_package, text)
     except Exception as error:  # an internal error: this file is not analysed, the run goes on
         return InputError(path, f"internal error while analysing this file, skipped: {error!r}")
 

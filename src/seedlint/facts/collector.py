@@ -12,8 +12,8 @@ import re
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from seedlint.facts.codegen_walk import Position, positions_from_wrapper, walk
 from seedlint.facts.model import (
     MODULE_CODE,
     UNKNOWN,
@@ -41,48 +41,19 @@ _CAPS = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
 
 
-def collect_facts(module: cst.Module, name: str, path: str, is_package: bool = False) -> ModuleFacts:
-    """Run the facts pass over a parsed module."""
+def collect_facts(
+    module: cst.Module, name: str, path: str, is_package: bool = False, text: Optional[str] = None, reference: bool = False
+) -> ModuleFacts:
+    """Run the facts pass over a parsed module; ``text`` is its source when the caller has
+    it (else it is generated again). ``reference`` takes libcst's own metadata wrapper and
+    traversal instead of the single codegen walk: the same facts, slower."""
     collector = _Collector(name, path, is_package)
-    positions = node_positions(module)
-    if positions is None:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector.positions = wrapper.resolve(PositionProvider)
+    if reference or not walk(module, collector):
+        wrapper, collector.positions = positions_from_wrapper(module)
         wrapper.visit(collector)
-    else:
-        collector.positions = positions
-        module.visit(collector)
     facts = collector.finish()
-    facts.noqa = parse_noqa(module.code)
+    facts.noqa = parse_noqa(module.code if text is None else text)
     return facts
-
-
-class _PositionSink:
-    """What libcst's position-recording codegen writes into."""
-
-    def __init__(self) -> None:
-        self._computed: Dict[cst.CSTNode, CodeRange] = {}
-
-
-def node_positions(module: cst.Module) -> Optional[Dict[cst.CSTNode, CodeRange]]:
-    """PositionProvider's ranges for every node, from one codegen pass.
-
-    The same computation PositionProvider does, without the metadata wrapper's extra
-    traversal (about half the cost). None when this libcst has no such codegen state, and
-    the caller falls back to the wrapper."""
-    try:
-        from libcst.metadata.position_provider import PositionProvidingCodegenState
-    except ImportError:
-        return None
-    sink = _PositionSink()
-    try:
-        state = PositionProvidingCodegenState(
-            default_indent=module.default_indent, default_newline=module.default_newline, provider=sink
-        )
-        module._codegen(state)
-    except (TypeError, AttributeError):
-        return None
-    return sink._computed
 
 
 def parse_noqa(source: str) -> Dict[int, Optional[frozenset]]:
@@ -175,7 +146,7 @@ class _Scope:
 class _Collector(cst.CSTVisitor):
     def __init__(self, module_name: str, path: str, is_package: bool) -> None:
         super().__init__()
-        self.positions: Mapping[cst.CSTNode, CodeRange] = {}
+        self.positions: Mapping[cst.CSTNode, Position] = {}
         self.module_name = module_name
         self.is_package = is_package
         self.facts = ModuleFacts(name=module_name, path=path)
@@ -192,8 +163,7 @@ class _Collector(cst.CSTVisitor):
 
     # ---------------------------------------------------------------- helpers
     def span(self, node: cst.CSTNode) -> Span:
-        pos = self.positions[node]
-        return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        return Span(*self.positions[node])
 
     @property
     def function(self) -> Function:
@@ -225,10 +195,10 @@ class _Collector(cst.CSTVisitor):
         return f"{owner.key}.<locals>.{name}"
 
     def lambda_qualname(self, node: cst.Lambda) -> str:
-        pos = self.positions[node].start
+        line, column = self.positions[node][:2]
         parent = self.function.qualname
         prefix = "" if parent == MODULE_CODE else f"{parent}."
-        return f"{prefix}<lambda:{pos.line}:{pos.column}>"
+        return f"{prefix}<lambda:{line}:{column}>"
 
     # ---------------------------------------------------------------- values
     def value(self, node: Optional[cst.BaseExpression]) -> Value:

@@ -1,0 +1,140 @@
+"""One codegen pass that gives both node positions and a visitor's callbacks.
+
+libcst computes ``PositionProvider`` ranges by generating the module's code once and
+noting where each node starts and ends. A visitor then walks the tree a second time, and
+libcst's traversal rebuilds every node it passes through. Codegen already reaches every
+node in source order (the order a visitor sees them), so this pass notes, for the node
+types a visitor handles, when each is entered and left, and replays those callbacks once
+all positions are known. The positions are the same ranges ``PositionProvider`` gives,
+as ``(line, column, end_line, end_column)`` tuples.
+
+The pass relies on libcst's codegen protocol (``CodegenState``); ``walk`` returns None when
+that protocol is not what it expects, and the caller falls back to the metadata wrapper.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+import libcst as cst
+
+Position = Tuple[int, int, int, int]
+_NEWLINES = re.compile(r"\r\n?|\n")
+
+
+def handlers(visitor: Any, prefix: str) -> Dict[type, Callable[[cst.CSTNode], Any]]:
+    """The ``visit_X`` (or ``leave_X``) methods the visitor defines, by node class, the way
+    libcst dispatches them: on the exact class name. libcst's base classes define a no-op
+    for every node class; those are left out."""
+    found = {}
+    for attribute in dir(visitor):
+        if not attribute.startswith(prefix):
+            continue
+        node_class = getattr(cst, attribute[len(prefix):], None)
+        method = getattr(visitor, attribute)
+        defined_in = getattr(getattr(method, "__func__", method), "__module__", "") or ""
+        if isinstance(node_class, type) and issubclass(node_class, cst.CSTNode) and not defined_in.startswith("libcst"):
+            found[node_class] = method
+    return found
+
+
+try:
+    from libcst._nodes.internal import CodegenState
+except ImportError:  # pragma: no cover - a libcst without this protocol
+    CodegenState = None
+
+
+if CodegenState is not None:
+
+    class _RecordingState(CodegenState):  # type: ignore[misc, valid-type]
+        """Tracks line and column the way PositionProvidingCodegenState does."""
+
+        __slots__ = ("line", "column", "stack", "positions", "events", "on_enter", "on_leave")
+
+        def __init__(self, module: cst.Module, on_enter: Dict, on_leave: Dict) -> None:
+            super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+            self.line = 1
+            self.column = 0
+            self.stack: List[Tuple[int, int]] = []
+            self.positions: Dict[cst.CSTNode, Position] = {}
+            self.events: List[Tuple[Callable, cst.CSTNode]] = []
+            self.on_enter = on_enter
+            self.on_leave = on_leave
+
+        def _advance(self, value: str) -> None:
+            if "\n" in value or "\r" in value:
+                segments = _NEWLINES.split(value)
+                self.line += len(segments) - 1
+                self.column = len(segments[-1])
+            else:
+                self.column += len(value)
+
+        def add_indent_tokens(self) -> None:
+            self.tokens.extend(self.indent_tokens)
+            for token in self.indent_tokens:
+                self._advance(token)
+
+        def add_token(self, value: str) -> None:
+            self.tokens.append(value)
+            self._advance(value)
+
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            self.stack.append((self.line, self.column))
+            handler = self.on_enter.get(type(node))
+            if handler is not None:
+                self.events.append((handler, node))
+
+        def after_codegen(self, node: cst.CSTNode) -> None:
+            line, column = self.stack.pop()
+            if node not in self.positions:  # a syntactic position recorded inside wins
+                self.positions[node] = (line, column, self.line, self.column)
+            handler = self.on_leave.get(type(node))
+            if handler is not None:
+                self.events.append((handler, node))
+
+        @contextmanager
+        def record_syntactic_position(
+            self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None, end_node: Optional[cst.CSTNode] = None
+        ) -> Iterator[None]:
+            line, column = self.line, self.column
+            try:
+                yield
+            finally:
+                end_line, end_column = self.line, self.column
+                if start_node is not None:
+                    line, column = self.positions[start_node][:2]
+                if end_node is not None:
+                    end_line, end_column = self.positions[end_node][2:]
+                self.positions[node] = (line, column, end_line, end_column)
+
+
+def walk(module: cst.Module, visitor: Any, positions_attribute: str = "positions") -> bool:
+    """Give ``visitor`` every node's position (in the attribute named), then call its
+    ``visit_X``/``leave_X`` methods in the order libcst's traversal would. Return values
+    of ``visit_X`` are ignored: the visitor must not prune. False when this libcst's
+    codegen cannot be driven this way; nothing has been called on the visitor then."""
+    if CodegenState is None:
+        return False
+    state = _RecordingState(module, handlers(visitor, "visit_"), handlers(visitor, "leave_"))
+    try:
+        module._codegen(state)
+    except (TypeError, AttributeError, KeyError):
+        return False
+    setattr(visitor, positions_attribute, state.positions)
+    for handler, node in state.events:
+        handler(node)
+    return True
+
+
+def positions_from_wrapper(module: cst.Module) -> Tuple[Any, Dict[cst.CSTNode, Position]]:
+    """libcst's own PositionProvider ranges (the reference the fast pass must match), and
+    the wrapper to visit with."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    ranges = wrapper.resolve(PositionProvider)
+    return wrapper, {
+        node: (found.start.line, found.start.column, found.end.line, found.end.column) for node, found in ranges.items()
+    }
