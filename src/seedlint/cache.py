@@ -66,14 +66,17 @@ class DiskCache:
         except Exception:  # a missing, partial or foreign entry is a miss
             return None
 
-    def put(self, key: str, value) -> None:
+    def put(self, key: str, value, pickled: Optional[bytes] = None) -> None:
+        """Store ``value``; ``pickled`` is its pickle when the caller already made one."""
         try:
+            if pickled is None:
+                pickled = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             self._prepare()
             folder = os.path.join(self.directory, key[:2])
             os.makedirs(folder, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
             with os.fdopen(handle, "wb") as out:
-                pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.write(pickled)
             os.replace(temporary, os.path.join(folder, key))
         except (OSError, pickle.PicklingError, RecursionError):
             return  # a read-only tree simply runs without a cache

@@ -7,10 +7,14 @@ parse, then written atomically once per file.
 
 from __future__ import annotations
 
+import ast
+import gc
 import hashlib
 import os
+import pickle
 import re
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -73,9 +77,26 @@ NOT_USED = "not-used"
 """The verdict for a file whose trigger names are only mentioned, never used."""
 
 
-def _root_facts(job: Tuple[str, str, str, bool, FrozenSet[str]]) -> Union[ModuleFacts, InputError, str]:
-    path, text, name, is_package, names = job
-    if not uses_any(text, names):
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the duration.
+
+    Parsing builds and drops hundreds of thousands of nodes, and receiving facts from a
+    worker builds as many small objects; each full collection would walk every live object
+    again (a quarter of the analysis time, and most of the cost of unpickling). Nodes and
+    facts are freed by reference counting, and the few cycles left are collected after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _root_facts(job: Tuple[str, str, str, bool, FrozenSet[str], Optional[ast.AST]]) -> Union[ModuleFacts, InputError, str]:
+    path, text, name, is_package, names, tree = job
+    if not uses_any(text, names, tree):
         return NOT_USED
     return _parse_facts((path, text, name, is_package))
 
@@ -85,25 +106,40 @@ class FactsStore:
 
     Checked files go through ``roots``: the syntactic prefilter and the parse run
     together, in worker processes when there are enough files, and both verdicts are
-    cached, so a warm run neither parses nor re-reads a file's syntax."""
+    cached, so a warm run neither parses nor re-reads a file's syntax.
 
-    def __init__(self, cache: Optional[DiskCache] = None, jobs: int = 1) -> None:
+    A ``compact`` store keeps facts in memory pickled, as single bytes objects: a
+    long-lived process that runs other code too (flake8) then does not carry hundreds of
+    thousands of small objects that every full garbage collection has to walk."""
+
+    def __init__(self, cache: Optional[DiskCache] = None, jobs: int = 1, compact: bool = False) -> None:
         self.cache = cache
         self.jobs = max(1, jobs)
-        self._memory: Dict[str, Union[ModuleFacts, InputError, str]] = {}
+        self.compact = compact
+        self._memory: Dict[str, Union[ModuleFacts, InputError, str, bytes]] = {}
 
     def _known(self, key: str):
         found = self._memory.get(key)
         if found is None and self.cache is not None:
             found = self.cache.get(key)
             if found is not None:
-                self._memory[key] = found
+                self._remember(key, found)
+        if isinstance(found, bytes):
+            return pickle.loads(found)
         return found
 
-    def _store(self, key: str, value) -> None:
+    def _remember(self, key: str, value, pickled: Optional[bytes] = None) -> None:
+        if self.compact and not isinstance(value, str):
+            value = pickled if pickled is not None else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         self._memory[key] = value
+
+    def _store(self, key: str, value) -> None:
+        pickled = None
+        if self.compact and not isinstance(value, str):
+            pickled = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self._remember(key, value, pickled)
         if self.cache is not None:
-            self.cache.put(key, value)
+            self.cache.put(key, value, pickled)
 
     def facts(self, path: str, text: str, name: str, is_package: bool) -> Union[ModuleFacts, InputError]:
         key = cache_key(text, path, name, is_package)
@@ -113,9 +149,13 @@ class FactsStore:
             self._store(key, found)
         return found
 
-    def roots(self, jobs: List[Tuple[str, str, str, bool]], names: FrozenSet[str]) -> List[Union[ModuleFacts, InputError, str]]:
+    def roots(
+        self, jobs: List[Tuple[str, str, str, bool]], names: FrozenSet[str], trees: Optional[Dict[str, ast.AST]] = None
+    ) -> List[Union[ModuleFacts, InputError, str]]:
         """For each (path, text, module name, is_package): its facts, a parse error, or
-        NOT_USED when the file only mentions the trigger names."""
+        NOT_USED when the file only mentions the trigger names. ``trees`` holds the stdlib
+        syntax trees a caller already has (flake8's), by path, so they are not parsed again."""
+        trees = trees or {}
         salt = "\0".join(sorted(names))
         verdict_keys = [cache_key(text, path, f"{name}\0prefilter\0{salt}", is_package) for path, text, name, is_package in jobs]
         facts_keys = [cache_key(text, path, name, is_package) for path, text, name, is_package in jobs]
@@ -130,7 +170,7 @@ class FactsStore:
                 results[position] = found
             else:
                 missing.append(position)
-        for position, found in zip(missing, self._compute([(*jobs[p], names) for p in missing])):
+        for position, found in zip(missing, self._compute([(*jobs[p], names, trees.get(jobs[p][0])) for p in missing])):
             results[position] = found
             if isinstance(found, str):
                 self._store(verdict_keys[position], NOT_USED)
@@ -145,9 +185,14 @@ class FactsStore:
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        chunk = max(1, len(jobs) // (self.jobs * 4))
+        # Largest files first, one at a time: a few big modules dominate, and they must not
+        # end up queued behind each other in one worker's chunk.
+        order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
+        results: List = [None] * len(jobs)
         with ProcessPoolExecutor(max_workers=self.jobs, mp_context=context) as pool:
-            return iter(list(pool.map(_root_facts, jobs, chunksize=chunk)))
+            for position, found in zip(order, pool.map(_root_facts, [(*jobs[i][:-1], None) for i in order])):
+                results[position] = found
+        return iter(results)
 
 
 class Engine:
@@ -221,7 +266,11 @@ class Engine:
                 shown = self._shown.get(absolute, absolute)
                 if shown in broken:
                     continue
-                original = self._sources[absolute]
+                original = self._original(absolute, shown)
+                if isinstance(original, InputError):
+                    broken.add(shown)
+                    result.errors.append(original)
+                    continue
                 text = overrides.get(absolute, original.text)
                 try:
                     new = apply_fixes(text, fixes)
@@ -252,10 +301,11 @@ class Engine:
         result.fixed = {k: v for k, v in applied.items() if k in result.new_text}
         return result
 
-    def check_source(self, path: str, text: str) -> Result:
-        """Check one file whose text is given (the flake8 plugin's entry)."""
+    def check_source(self, path: str, text: str, tree: Optional[ast.AST] = None) -> Result:
+        """Check one file whose text (and, when the caller has it, stdlib syntax tree) is
+        given: the flake8 plugin's entry."""
         absolute = os.path.abspath(path)
-        return self._analyse([Target(path, absolute)], {absolute: text})
+        return self._analyse([Target(path, absolute)], {absolute: text}, {absolute: tree} if tree is not None else None)
 
     # ------------------------------------------------------------------ analysis
     def _load_source(self, absolute: str, overrides: Dict[str, str], shown: str) -> Union[SourceFile, InputError]:
@@ -269,7 +319,21 @@ class Engine:
             return InputError(shown, source.reason)
         return SourceFile(shown, source.text, source.encoding, source.raw)
 
-    def _analyse(self, targets: List[Target], overrides: Dict[str, str]) -> Result:
+    def _original(self, absolute: str, shown: str) -> Union[SourceFile, InputError]:
+        """The file as first read, which ``--fix`` edits and compares against; a file the
+        prefilter passed over is read now."""
+        source = self._sources.get(absolute)
+        if source is None:
+            source = self._load_source(absolute, {}, shown)
+            if isinstance(source, SourceFile):
+                self._sources[absolute] = source
+        return source
+
+    def _analyse(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]] = None) -> Result:
+        with collection_paused():
+            return self._analyse_now(targets, overrides, trees)
+
+    def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]]) -> Result:
         result = Result()
         if not hasattr(self, "_sources"):
             self._sources: Dict[str, SourceFile] = {}
@@ -286,16 +350,16 @@ class Engine:
             result.files_checked += 1
             linted[target.absolute] = target.shown
             self._shown[target.absolute] = target.shown
-            self._sources.setdefault(target.absolute, source)
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
             if self.mentions(raw):
+                self._sources.setdefault(target.absolute, source)  # only files a rule can start from
                 too_large = too_large_to_parse(source)
                 if too_large is not None:
                     result.errors.append(too_large)
                     continue
                 name, root, is_package = module_identity(target.absolute)
                 candidates.append((target, source, name, root, is_package))
-        verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names)
+        verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names, trees)
         for (target, _, _, root, _), facts in zip(candidates, verdicts):
             if isinstance(facts, str):
                 continue

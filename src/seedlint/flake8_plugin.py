@@ -11,6 +11,7 @@ or command line.
 
 from __future__ import annotations
 
+import ast
 import os
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -52,7 +53,7 @@ def _engine_for(filename: str) -> Engine:
         settings = load_settings([filename], overrides)
         engine = _ENGINES[key] = Engine(settings, honor_noqa=False)
         if _STORE is None:
-            _STORE = FactsStore(default_cache(settings.project_root))
+            _STORE = FactsStore(default_cache(settings.project_root), compact=True)
         engine.store = _STORE
     return engine
 
@@ -67,6 +68,7 @@ class SeedlintChecker:
     installed plugin, so the plugin must notice on its own to cost nothing."""
 
     def __init__(self, tree: Any, filename: str, lines: List[str]) -> None:
+        self.tree = tree
         self.filename = filename
         self.lines = lines
 
@@ -110,7 +112,8 @@ class SeedlintChecker:
             return
         if not engine.mentions(source.encode("utf-8", "surrogatepass")):
             return
-        result = engine.check_source(self.filename, source)
+        tree = self.tree if isinstance(self.tree, ast.Module) else None
+        result = engine.check_source(self.filename, source, tree)
         for diagnostic in result.diagnostics:
             yield diagnostic.line, diagnostic.span.col, f"{diagnostic.code} {diagnostic.message}", type(self)
 

@@ -59,14 +59,16 @@ def _strings(tree: ast.AST) -> Iterator[str]:
             yield node.value
 
 
-def uses_any(text: str, tokens: Iterable[str]) -> bool:
-    """True when the module uses a trigger, or cannot be read by ``ast`` (libcst decides)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
+def uses_any(text: str, tokens: Iterable[str], tree: Optional[ast.AST] = None) -> bool:
+    """True when the module uses a trigger, or cannot be read by ``ast`` (libcst decides).
+    ``tree`` is the module's stdlib syntax tree when the caller already has it."""
+    if tree is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True
     tokens = tuple(tokens)
     used = used_names(tree)
     if any(token in name for name in used for token in tokens):
