@@ -4,6 +4,8 @@
   also when a rule crashes.
 - The flake8 plugin's facts store keeps facts pickled, so a long flake8 run does not carry
   hundreds of thousands of small objects that every full collection walks.
+- In flake8's main process, when SDL is selected, the plugin imports libcst and freezes
+  the start-up objects, so flake8's full collections stop walking them.
 - The plugin hands flake8's own syntax tree to the syntactic prefilter instead of parsing
   the file a second time.
 - The engine keeps the text only of files a rule can start from; ``--fix`` reads any other
@@ -15,6 +17,8 @@ from __future__ import annotations
 import ast
 import gc
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +108,18 @@ def test_engine_keeps_only_candidate_sources_and_fix_still_works(project):
     assert [Path(p).name for p in result.new_text] == ["train.py"]
     outside = engine._original(str(project / "notes.py"), "notes.py")
     assert outside.text == "NOTES = 'nothing about loaders here'\n"
+
+
+def test_plugin_freezes_start_up_objects_only_when_sdl_is_selected():
+    """Checked in fresh interpreters: the freeze is process-wide and permanent."""
+    probe = (
+        "import gc, sys, types\n"
+        "from seedlint.flake8_plugin import SeedlintChecker\n"
+        "SeedlintChecker.parse_options(types.SimpleNamespace(select=sys.argv[1].split(','), extend_select=[]))\n"
+        "print(gc.get_freeze_count() > 0, 'libcst' in sys.modules)\n"
+    )
+    outputs = {
+        select: subprocess.run([sys.executable, "-c", probe, select], capture_output=True, text=True, check=True).stdout.split()
+        for select in ("E9", "E9,SDL", "SDL001")
+    }
+    assert outputs == {"E9": ["False", "False"], "E9,SDL": ["True", "True"], "SDL001": ["True", "True"]}

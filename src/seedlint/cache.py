@@ -20,7 +20,7 @@ def _schema() -> str:
     entries written by another."""
     digest = hashlib.sha256()
     folder = os.path.join(os.path.dirname(__file__), "facts")
-    for name in ("model.py", "collector.py"):
+    for name in ("model.py", "collector.py", "codegen_walk.py"):
         try:
             with open(os.path.join(folder, name), "rb") as handle:
                 digest.update(handle.read())

@@ -147,9 +147,9 @@ class LoopIndex:
             bindings = self.flow.bindings(module, value)
             if any(_managed(b.value) for b in bindings):
                 return []
-            return [l for b in bindings for l in self.loaders(b.module, b.value, depth + 1)]
+            return [found for b in bindings for found in self.loaders(b.module, b.value, depth + 1)]
         if isinstance(value, Subscript) and isinstance(value.index, Const) and isinstance(value.index.value, int):
-            return [l for m, item in self.items(module, value.value, value.index.value, depth + 1) for l in self.loaders(m, item, depth + 1)]
+            return [found for m, item in self.items(module, value.value, value.index.value, depth + 1) for found in self.loaders(m, item, depth + 1)]
         return []
 
     def items(self, module: ModuleFacts, value: Value, index: int, depth: int) -> List[Tuple[ModuleFacts, Value]]:
@@ -191,12 +191,12 @@ class LoopIndex:
         found: List[Iteration] = []
         for loop in function.loops:
             for value in self.iterated_values(module, loop.iterable):
-                found.extend(Iteration(l, loop.span) for l in self.loaders(module, value))
+                found.extend(Iteration(loader, loop.span) for loader in self.loaders(module, value))
         # A function's own epoch loops only need the calls inside loops; a helper's every call.
         calls = function.calls if depth else [c for loop in function.loops for c in loop.calls]
         for call in _unique(calls):
             if _spelled(call.func) == "iter" and call.args and any(n in ITERATOR_FACTORIES for n in self.flow.callee_names(module, call)):
-                found.extend(Iteration(l, call.span) for l in self.loaders(module, call.args[0]))
+                found.extend(Iteration(loader, call.span) for loader in self.loaders(module, call.args[0]))
                 continue
             if depth >= MAX_DEPTH or not self._may_iterate_a_loader(function, call):
                 continue
@@ -206,7 +206,7 @@ class LoopIndex:
                 iterated = self.iterated_params(callee.module, callee.function, depth + 1)
                 for parameter, value in self.arguments(callee.function, call, offset):
                     if parameter in iterated:
-                        found.extend(Iteration(l, call.span, callee) for l in self.loaders(module, value))
+                        found.extend(Iteration(loader, call.span, callee) for loader in self.loaders(module, value))
         self._sites[key] = found
         return found
 

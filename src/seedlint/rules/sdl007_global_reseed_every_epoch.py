@@ -73,7 +73,7 @@ class GlobalReseedEveryEpoch(Rule):
         seeding = SeedingCalls(loops)
         reported: Set[int] = set()
         for epoch_loop in loops.epoch_loops():
-            loader = next((l for l in epoch_loop.loaders if self._randomised(project, l)), None)
+            loader = next((candidate for candidate in epoch_loop.loaders if self._randomised(project, candidate)), None)
             if loader is None:
                 continue
             varying = self._varying(epoch_loop)

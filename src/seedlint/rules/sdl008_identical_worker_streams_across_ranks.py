@@ -118,7 +118,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
 
     @staticmethod
     def _loaders_have_workers(project: Project) -> bool:
-        return any(workers_may_be_positive(project.flow, l) for l in project.loader_calls())
+        return any(workers_may_be_positive(project.flow, loader) for loader in project.loader_calls())
 
     def _plain_ddp(self, project: Project, seeding: SeedingCalls, module: ModuleFacts, function: Function, found: Seeding) -> bool:
         if TORCH not in found.rngs or found.kind not in (DIRECT, HELPER):

@@ -171,7 +171,7 @@ class PersistentWorkersStaleDataset(Rule):
         if receiver.dotted.endswith(".dataset"):
             holder = Name(receiver.dotted[: -len(".dataset")], receiver.span,
                           receiver.qualified[: -len(".dataset")] if receiver.qualified else None, receiver.scope)
-            if any(l.call is loader.call for l in loops.loaders(epoch_loop.module, holder)):
+            if any(held.call is loader.call for held in loops.loaders(epoch_loop.module, holder)):
                 return True
         found = {id(c) for _, c in self._constructions(project, epoch_loop.module, receiver, 0)}
         return bool(found & dataset_calls)
