@@ -128,16 +128,16 @@ class FactsStore:
             return pickle.loads(found)
         return found
 
-    def _remember(self, key: str, value, pickled: Optional[bytes] = None) -> None:
+    def _remember(self, key: str, value) -> Optional[bytes]:
+        """Keep ``value`` in memory; its pickle when the store is compact."""
         if self.compact and not isinstance(value, str):
-            value = pickled if pickled is not None else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            pickled = self._memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            return pickled
         self._memory[key] = value
+        return None
 
     def _store(self, key: str, value) -> None:
-        pickled = None
-        if self.compact and not isinstance(value, str):
-            pickled = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        self._remember(key, value, pickled)
+        pickled = self._remember(key, value)
         if self.cache is not None:
             self.cache.put(key, value, pickled)
 
