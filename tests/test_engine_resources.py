@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import pickle
 import shutil
 import subprocess
 import sys
@@ -25,12 +26,13 @@ import pytest
 
 import seedlint.prefilter as prefilter
 from seedlint.config import Settings
-from seedlint.engine import Engine, FactsStore
+from seedlint.engine import Engine, FactsStore, _parse_facts, collection_paused
 from seedlint.facts.model import ModuleFacts
 from seedlint.flake8_plugin import SeedlintChecker
 from seedlint.rules import RULES
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "SDL001" / "transform_compose"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURE = FIXTURES / "SDL001" / "transform_compose"
 
 
 @pytest.fixture
@@ -123,3 +125,56 @@ def test_plugin_freezes_start_up_objects_only_when_sdl_is_selected():
         for select in ("E9", "E9,SDL", "SDL001")
     }
     assert outputs == {"E9": ["False", "False"], "E9,SDL": ["True", "True"], "SDL001": ["True", "True"]}
+
+
+def test_compact_store_keeps_facts_too_deep_to_pickle():
+    """Facts of a very deep expression can be collected but not pickled; the store keeps
+    them unpickled instead of failing the flake8 run."""
+    store = FactsStore(cache=None, compact=True)
+    text = "import torch\nLABEL = 'a'" + " + 'a'" * 400 + "\n"
+    facts = store.facts("deep.py", text, "deep", False)
+    assert isinstance(facts, ModuleFacts)
+    with pytest.raises(RecursionError):
+        pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+    assert store.facts("deep.py", text, "deep", False) is facts
+
+
+def test_fix_refuses_a_file_it_did_not_keep_that_changed_on_disk(tmp_path, monkeypatch):
+    """seeding.py never spells a trigger name, so its text is not kept; it gets a fix from
+    SDL003. Edited on disk after the analysis, it must be left alone, not fixed against
+    the new text."""
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "SDL003" / "partial_across_modules", root, ignore=shutil.ignore_patterns("*.fixed.py", "expected"))
+    seeding = root / "mmlite" / "utils" / "seeding.py"
+    analyse = Engine._analyse
+    calls = []
+
+    def analyse_then_edit(self, *args, **kwargs):
+        result = analyse(self, *args, **kwargs)
+        if not calls:
+            seeding.write_text(seeding.read_text().replace("def worker_init_fn", "# edited\n\ndef worker_init_fn"))
+        calls.append(1)
+        return result
+
+    unchanged = Engine(Settings()).fix([str(root)])
+    assert [Path(p).name for p in unchanged.new_text] == ["seeding.py"]
+
+    monkeypatch.setattr(Engine, "_analyse", analyse_then_edit)
+    result = Engine(Settings()).fix([str(root)])
+    assert result.new_text == {}
+    assert [(Path(e.path).name, e.reason) for e in result.errors] == [
+        ("seeding.py", "changed on disk while seedlint was fixing it; left as it is")
+    ]
+
+
+def test_paused_collector_still_collects_each_files_cycles():
+    """libcst evaluates string literals with ast.literal_eval, whose closures leave
+    cycles; with the collector paused they must not pile up file after file."""
+    text = "\n".join(f"NAME_{i} = 'value {i}'" for i in range(300)) + "\n"
+    gc.collect()
+    with collection_paused():
+        before = len(gc.get_objects())
+        for number in range(20):
+            _parse_facts((f"m{number}.py", text, f"m{number}", False))
+        grown = len(gc.get_objects()) - before
+    assert grown < 2000, grown

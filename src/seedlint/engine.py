@@ -71,6 +71,10 @@ def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputErr
         return collect_facts(module, name, path, is_package, text)
     except Exception as error:  # an internal error: this file is not analysed, the run goes on
         return InputError(path, f"internal error while analysing this file, skipped: {error!r}")
+    finally:
+        del module
+        if not gc.isenabled():
+            gc.collect(0)  # this file's cycles only: survivors move on, so no object is walked twice
 
 
 NOT_USED = "not-used"
@@ -84,7 +88,9 @@ def collection_paused() -> Iterator[None]:
     Parsing builds and drops hundreds of thousands of nodes, and receiving facts from a
     worker builds as many small objects; each full collection would walk every live object
     again (a quarter of the analysis time, and most of the cost of unpickling). Nodes and
-    facts are freed by reference counting, and the few cycles left are collected after."""
+    facts are freed by reference counting; the cycles a parse leaves (libcst evaluates
+    string literals with ``ast.literal_eval``, whose closures form cycles) are collected
+    after each file by a young-generation collection, which walks only that file's objects."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -131,8 +137,11 @@ class FactsStore:
     def _remember(self, key: str, value) -> Optional[bytes]:
         """Keep ``value`` in memory; its pickle when the store is compact."""
         if self.compact and not isinstance(value, str):
-            pickled = self._memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            return pickled
+            try:
+                pickled = self._memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+                return pickled
+            except (RecursionError, pickle.PicklingError):
+                pass  # facts of a very deeply nested expression: kept as they are
         self._memory[key] = value
         return None
 
@@ -320,13 +329,16 @@ class Engine:
         return SourceFile(shown, source.text, source.encoding, source.raw)
 
     def _original(self, absolute: str, shown: str) -> Union[SourceFile, InputError]:
-        """The file as first read, which ``--fix`` edits and compares against; a file the
-        prefilter passed over is read now."""
+        """The file as first read, which ``--fix`` edits and compares against. A file the
+        byte prefilter passed over is read again now, and must still be what was analysed."""
         source = self._sources.get(absolute)
         if source is None:
             source = self._load_source(absolute, {}, shown)
-            if isinstance(source, SourceFile):
-                self._sources[absolute] = source
+            if isinstance(source, InputError):
+                return source
+            if self._seen.get(absolute, (len(source.raw), hash(source.raw))) != (len(source.raw), hash(source.raw)):
+                return InputError(shown, "changed on disk while seedlint was fixing it; left as it is")
+            self._sources[absolute] = source
         return source
 
     def _analyse(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]] = None) -> Result:
@@ -337,6 +349,8 @@ class Engine:
         result = Result()
         if not hasattr(self, "_sources"):
             self._sources: Dict[str, SourceFile] = {}
+            self._seen: Dict[str, Tuple[int, int]] = {}
+            """Length and hash of the bytes first read, for files whose text is not kept."""
             self._shown: Dict[str, str] = {}
         index = self._last_index = ProjectIndex(self._lazy_loader(overrides))
         roots: List[ModuleFacts] = []
@@ -351,8 +365,10 @@ class Engine:
             linted[target.absolute] = target.shown
             self._shown[target.absolute] = target.shown
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
-            if self.mentions(raw):
-                self._sources.setdefault(target.absolute, source)  # only files a rule can start from
+            if not self.mentions(raw):
+                self._seen.setdefault(target.absolute, (len(raw), hash(raw)))
+            else:
+                self._sources.setdefault(target.absolute, source)  # the text only of files a rule can start from
                 too_large = too_large_to_parse(source)
                 if too_large is not None:
                     result.errors.append(too_large)
