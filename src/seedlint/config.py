@@ -40,6 +40,7 @@ class Settings:
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     torch_version: VersionRange = ANY
     lightning_version: VersionRange = ANY
+    python_version: VersionRange = ANY
     extra_dataset_classes: Tuple[str, ...] = ()
     extra_loader_classes: Tuple[str, ...] = ()
     extra_sampler_classes: Tuple[str, ...] = ()
@@ -77,7 +78,7 @@ def _most_specific(code: str, selected, ignored) -> bool:
 
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores",
-    "torch-version", "lightning-version", "extra-dataset-classes", "extra-loader-classes",
+    "torch-version", "lightning-version", "python-version", "extra-dataset-classes", "extra-loader-classes",
     "extra-sampler-classes", "unsafe-fixes",
 }
 
@@ -157,7 +158,7 @@ def settings_from_table(table: Mapping[str, Any], base: Settings) -> Settings:
         if not isinstance(value, dict):
             raise ConfigError(f"[tool.seedlint] per-file-ignores: expected a table of \"glob\" = [codes], got {value!r}")
         changes["per_file_ignores"] = tuple((glob, _codes(f"per-file-ignores.{glob}", codes)) for glob, codes in value.items())
-    for key, attribute in (("torch-version", "torch_version"), ("lightning-version", "lightning_version")):
+    for key, attribute in (("torch-version", "torch_version"), ("lightning-version", "lightning_version"), ("python-version", "python_version")):
         if key in table:
             changes[attribute] = version_option(f"[tool.seedlint] {key}", table[key])
     if "unsafe-fixes" in table:
@@ -216,6 +217,8 @@ def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = Non
         settings = replace(settings, torch_version=declared["torch"])
     if not settings.lightning_version.declared and "lightning" in declared:
         settings = replace(settings, lightning_version=declared["lightning"])
+    if not settings.python_version.declared and "python" in declared:
+        settings = replace(settings, python_version=declared["python"])
     if overrides:
         settings = replace(settings, **overrides)
     return settings

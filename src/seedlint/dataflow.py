@@ -23,7 +23,7 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex, Symbol, VariableRef
+from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex, Symbol, VariableRef
 
 MAX_DEPTH = 8
 

@@ -27,6 +27,9 @@ class Diagnostic:
     name: str
     message: str
     fix: Optional[Fix] = None
+    severity: str = "error"
+    """"error": the bug happens on the declared versions; "warning": only under conditions
+    seedlint cannot see (a start method, a Python version)."""
 
     @property
     def line(self) -> int:

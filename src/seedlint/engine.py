@@ -23,7 +23,8 @@ from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover
 from seedlint.facts.model import ModuleFacts
-from seedlint.index import ProjectIndex, module_identity
+from seedlint.analysis.files import ProjectFiles
+from seedlint.analysis.index import ProjectIndex, module_identity
 from seedlint.prefilter import uses_any
 from seedlint.rules import RULES, Project, Rule
 from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
@@ -352,7 +353,7 @@ class Engine:
             self._seen: Dict[str, Tuple[int, int]] = {}
             """Length and hash of the bytes first read, for files whose text is not kept."""
             self._shown: Dict[str, str] = {}
-        index = self._last_index = ProjectIndex(self._lazy_loader(overrides))
+        index = self._last_index = ProjectIndex(self._lazy_loader(overrides), self.settings.project_root)
         roots: List[ModuleFacts] = []
         linted: Dict[str, str] = {}
         candidates = []
@@ -384,7 +385,7 @@ class Engine:
                 continue
             index.add(facts, root)
             roots.append(facts)
-        project = Project(index, roots, self.settings)
+        project = Project(index, roots, self.settings, ProjectFiles(t.absolute for t in targets))
         for rule in self.rules:
             found = self._run_rule(rule, project, linted, result)
             for diagnostic in found:
@@ -406,7 +407,7 @@ class Engine:
         crashed = False
         for module in project.modules:
             try:
-                found.extend(rule.check(Project(project.index, [module], project.settings)))
+                found.extend(rule.check(Project(project.index, [module], project.settings, project.files)))
             except Exception as error:
                 crashed = True
                 shown = linted.get(os.path.abspath(module.path), module.path)

@@ -31,7 +31,7 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.index import FunctionRef
+from seedlint.analysis.index import FunctionRef
 from seedlint.loaders import TORCH_LOADERS, LoaderCall, loader_classes
 
 MAX_DEPTH = 3
@@ -94,7 +94,7 @@ class LoopIndex:
 
     def __init__(self, project) -> None:
         self.project = project
-        self.flow = project.flow
+        self.flow = project.dataflow
         self._loader_names = project.subclasses(loader_classes(project.settings.extra_loader_classes))
         self._loaders: Dict[int, Optional[LoaderCall]] = {}
         self._owners: Dict[str, Dict[int, Function]] = {}

@@ -21,7 +21,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from seedlint.dataflow import Instance
 from seedlint.facts.model import Attr, Call, Const, Function, IfExp, ModuleFacts, Name, Span, Value
-from seedlint.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.loaders import LoaderCall
 
 LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric")
@@ -87,14 +87,14 @@ def _flag_calls(project) -> Iterator[FlagCall]:
 
 
 def _is_class_call(project, module: ModuleFacts, func: Value, classes: frozenset) -> bool:
-    return project.flow.refers_to(module, func, project.subclasses(classes)) is not None
+    return project.dataflow.refers_to(module, func, project.subclasses(classes)) is not None
 
 
 def _is_fabric_object(project, module: ModuleFacts, method: Name) -> bool:
     owner = Name(method.dotted.rsplit(".", 1)[0], method.span, method.qualified.rsplit(".", 1)[0] if method.qualified else None, method.scope)
     if owner.qualified is not None and owner.qualified.split(".", 1)[0] in LIGHTNING_PACKAGES:
         return False
-    for binding in project.flow.bindings(module, owner):
+    for binding in project.dataflow.bindings(module, owner):
         if isinstance(binding.value, Call) and _is_class_call(project, binding.module, binding.value.func, FABRIC_CLASSES):
             return True
     return False
@@ -110,7 +110,7 @@ def sampler_injection_disabled(project) -> bool:
         value = item.call.kwarg(NEW_FLAG)
         if value is None:
             value = item.call.kwarg(item.old_flag)
-        constant = project.flow.const(item.module, value) if value is not None else None
+        constant = project.dataflow.const(item.module, value) if value is not None else None
         if constant is None or constant.value is not False:
             return False
     return True
@@ -145,7 +145,7 @@ def _batch_sampler_uses(project) -> Iterator[BatchSamplerUse]:
         if value is None or (isinstance(value, Const) and value.value is None):
             continue
         keyword = loader.call.keyword_span("batch_sampler")
-        instances = project.flow.instances(loader.module, value)
+        instances = project.dataflow.instances(loader.module, value)
         for instance in instances:
             yield BatchSamplerUse(loader, value, keyword, instance, _built_in_hook(instance))
         if not instances:
@@ -170,12 +170,12 @@ def _plain_call(project, module: ModuleFacts, value: Value, depth: int) -> Optio
     if depth > 4:
         return None
     if isinstance(value, Call):
-        symbols = project.flow.symbols(module, value.func)
+        symbols = project.dataflow.symbols(module, value.func)
         if symbols and all(isinstance(s, ExternalRef) and s.qualified in BATCH_SAMPLER for s in symbols):
             return module, value
         return None
     if isinstance(value, Name):
-        bindings = project.flow.bindings(module, value)
+        bindings = project.dataflow.bindings(module, value)
         if len(bindings) == 1:
             return _plain_call(project, bindings[0].module, bindings[0].value, depth + 1)
     return None
@@ -370,7 +370,7 @@ def _bind_error(name: str, params: Optional[_Signature], subclass: bool, ref: Cl
 
 def _has_attribute(project, ref: ClassRef, attribute: str, subclass: bool) -> bool:
     """``self.<attribute>`` is set by the class, or by ``BatchSampler.__init__`` it inherits or calls."""
-    if project.flow.attribute_bindings(ref, attribute):
+    if project.dataflow.attribute_bindings(ref, attribute):
         return True
     if not subclass:
         return False
@@ -395,7 +395,7 @@ def _lost_arguments(project, use: BatchSamplerUse, params: _Signature) -> List[s
     for parameter in params.names:
         if parameter in ("sampler", "batch_size", "drop_last") or parameter == (params.positional[:1] or ("",))[0]:
             continue
-        passed = project.flow.construction_argument(use.instance, parameter)
+        passed = project.dataflow.construction_argument(use.instance, parameter)
         if passed is not None:
             lost.append(parameter)
     return lost

@@ -69,3 +69,36 @@ NUMPY_SEED_BELOW_2_32 = {
     "numpy.random.mtrand.RandomState": "seed",
 }
 """Calls whose seed must be in [0, 2**32 - 1] (NumPy's legacy seeding), with the keyword."""
+
+PYTHON_RANDOM_DRAWS = frozenset(
+    f"random.{name}"
+    for name in (
+        "random uniform randint randrange choice choices sample shuffle gauss normalvariate lognormvariate "
+        "expovariate vonmisesvariate gammavariate betavariate paretovariate weibullvariate triangular getrandbits "
+        "randbytes binomialvariate"
+    ).split()
+)
+"""Module-level functions of ``random`` that draw from its global generator."""
+
+TORCH_GLOBAL_DRAWS = frozenset(
+    f"torch.{name}"
+    for name in "rand rand_like randn randn_like randint randint_like randperm normal bernoulli multinomial poisson".split()
+)
+"""torch functions that draw from torch's global generator when no ``generator=`` is passed."""
+
+TORCH_RANDOM_TRANSFORM_PREFIXES = ("torchvision.transforms.Random", "torchvision.transforms.v2.Random")
+"""torchvision's random transforms, which draw from torch's global generator."""
+
+NUMPY, PYTHON_RANDOM, TORCH, RNG_OBJECT = "numpy", "random", "torch", "object"
+STREAM_NAMES = {NUMPY: "NumPy's global RNG", PYTHON_RANDOM: "Python's `random`", TORCH: "torch's global RNG"}
+
+
+def global_stream(qualified: str) -> str:
+    """The process-wide RNG a library call draws from, or ""."""
+    if qualified in NUMPY_LEGACY_DRAWS:
+        return NUMPY
+    if qualified in PYTHON_RANDOM_DRAWS:
+        return PYTHON_RANDOM
+    if qualified in TORCH_GLOBAL_DRAWS or qualified.startswith(TORCH_RANDOM_TRANSFORM_PREFIXES):
+        return TORCH
+    return ""

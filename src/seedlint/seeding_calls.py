@@ -32,7 +32,7 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.index import ExternalRef, FunctionRef, VariableRef
+from seedlint.analysis.index import ExternalRef, FunctionRef, VariableRef
 from seedlint.rng import LIBRARY_SEED_HELPERS, LIGHTNING_SEED_EVERYTHING
 
 TORCH, NUMPY, RANDOM = "torch", "numpy", "random"

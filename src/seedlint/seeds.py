@@ -33,7 +33,7 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.index import ExternalRef, FunctionRef, VariableRef
+from seedlint.analysis.index import ExternalRef, FunctionRef, VariableRef
 from seedlint.rng import NUMPY_STATE_GETTERS, WORKER_INFO, WORKER_SEED_SOURCES
 
 EPOCH = "epoch"

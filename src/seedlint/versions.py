@@ -196,4 +196,33 @@ def declared_versions(project_root: Optional[str]) -> Dict[str, VersionRange]:
     for text, source in texts:
         for package, declared in requirements_in(text, source).items():
             found[package] = found[package].intersect(declared) if package in found else declared
+    python = declared_python(project_root)
+    if python is not None:
+        found["python"] = python
     return found
+
+
+_PYTHON_REQUIRES = re.compile(r"""python_requires\s*=\s*["']?([^"'\n]+)["']?""")
+
+
+def declared_python(project_root: str) -> Optional[VersionRange]:
+    """``requires-python`` (pyproject.toml) or ``python_requires`` (setup.cfg, setup.py)."""
+    pyproject = os.path.join(project_root, "pyproject.toml")
+    if os.path.isfile(pyproject):
+        try:
+            with open(pyproject, "rb") as handle:
+                value = tomllib.load(handle).get("project", {}).get("requires-python")
+        except (OSError, tomllib.TOMLDecodeError):
+            value = None
+        if isinstance(value, str) and value.strip():
+            return range_from_specifiers(value, "pyproject.toml")
+    for name in ("setup.cfg", "setup.py"):
+        path = os.path.join(project_root, name)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                match = _PYTHON_REQUIRES.search(handle.read())
+        except OSError:
+            continue
+        if match:
+            return range_from_specifiers(match.group(1).strip(), name)
+    return None

@@ -13,7 +13,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from seedlint.dataflow import Dataflow, Instance
 from seedlint.facts.model import Call, Name, Value
-from seedlint.index import ClassRef, FunctionRef
+from seedlint.analysis.index import ClassRef, FunctionRef
 
 ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 CALLABLE_METHODS = ("__call__", "forward")

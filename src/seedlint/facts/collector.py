@@ -20,21 +20,33 @@ from seedlint.facts.model import (
     Assign,
     Attr,
     BinOp,
+    BoolOp,
     Call,
     Class,
+    Compare,
+    Comprehension,
     Const,
+    DictDisplay,
     Function,
+    Guard,
     IfExp,
+    ItemAssign,
     Lambda,
     Loop,
     ModuleFacts,
     Name,
+    Not,
     Seq,
     Span,
     Subscript,
     Value,
 )
 
+_COMPARISONS = {
+    cst.Equal: "==", cst.NotEqual: "!=", cst.Is: "is", cst.IsNot: "is not", cst.In: "in", cst.NotIn: "not in",
+    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+}
+_LEAVES_BLOCK = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _IMPORTED = "import"
 _LOCAL = "local"
 _CAPS = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
@@ -89,6 +101,16 @@ def _dotted(node: cst.BaseExpression) -> Optional[str]:
         head = _dotted(node.value)
         return f"{head}.{node.attr.value}" if head is not None else None
     return None
+
+
+def _leaves_block(body: cst.BaseSuite) -> bool:
+    """The block ends with ``return``, ``raise``, ``continue`` or ``break``."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return bool(body.body) and isinstance(body.body[-1], _LEAVES_BLOCK)
+    if not body.body:
+        return False
+    last = body.body[-1]
+    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], _LEAVES_BLOCK)
 
 
 def _param_kinds(params: cst.Parameters) -> Tuple[str, ...]:
@@ -160,6 +182,15 @@ class _Collector(cst.CSTVisitor):
         self.values: Dict[int, Value] = {}
         self.pending: List[Tuple[Name, Tuple[_Scope, ...]]] = []
         self.star_imports: List[str] = []
+        self.guards: List[Guard] = []
+        """The guards in force at the current statement, innermost last."""
+        self.saved_guards: List[List[Guard]] = []
+        self.blocks: List[List[int]] = [[0]]
+        """Per function, per open block: how many guards the block pushed (its ``if`` test,
+        and one per ``if t: return`` among its statements), popped when it closes."""
+        self.ifs: List[Tuple[cst.If, Value]] = []
+        self.opened: Dict[int, int] = {}
+        """Blocks and else clauses that pushed their ``if``'s guard, by node id."""
 
     # ---------------------------------------------------------------- helpers
     def span(self, node: cst.CSTNode) -> Span:
@@ -248,20 +279,49 @@ class _Collector(cst.CSTVisitor):
             return Lambda(self.lambda_qualname(node), self.span(node))
         if isinstance(node, cst.NamedExpr):
             return self.value(node.value)
+        if isinstance(node, cst.Dict):
+            return self._dict_display(node)
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            target = node.comparisons[0]
+            op = _COMPARISONS.get(type(target.operator))
+            return Compare(op, self.value(node.left), self.value(target.comparator)) if op else UNKNOWN
+        if isinstance(node, cst.BooleanOperation):
+            op = "and" if isinstance(node.operator, cst.And) else "or"
+            return BoolOp(op, (self.value(node.left), self.value(node.right)))
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return Not(self.value(node.expression))
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return Comprehension(self.value(node.elt))
         return UNKNOWN
+
+    def _dict_display(self, node: cst.Dict) -> DictDisplay:
+        keys: List[Value] = []
+        values: List[Value] = []
+        stars: List[Value] = []
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                keys.append(self.value(element.key))
+                values.append(self.value(element.value))
+            else:
+                stars.append(self.value(element.value))
+        return DictDisplay(tuple(keys), tuple(values), tuple(stars))
 
     def _call(self, node: cst.Call) -> Call:
         args: List[Value] = []
         kwargs: List[Tuple[str, Value]] = []
         keyword_spans: List[Span] = []
         star_args = star_kwargs = False
+        stars: List[Value] = []
+        double_stars: List[Value] = []
         for arg in node.args:
             if arg.star == "*":
                 star_args = True
+                stars.append(self.value(arg.value))
             elif arg.star == "**":
                 spelled = self._dict_keys(arg.value)
                 if spelled is None:
                     star_kwargs = True
+                    double_stars.append(self.value(arg.value))
                 else:
                     kwargs.extend((key, value) for key, value, _ in spelled)
                     keyword_spans.extend(span for _, _, span in spelled)
@@ -271,7 +331,8 @@ class _Collector(cst.CSTVisitor):
             elif not star_args:
                 args.append(self.value(arg.value))
         return Call(
-            self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs, tuple(keyword_spans)
+            self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs, tuple(keyword_spans),
+            tuple(stars), tuple(double_stars), tuple(self.guards),
         )
 
     def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value, Span]]]:
@@ -344,6 +405,7 @@ class _Collector(cst.CSTVisitor):
             span=self.span(node),
             bases=bases,
             nested=any(scope.kind == "function" for scope in self.scopes),
+            decorators=tuple(self.value(d.decorator) for d in node.decorators),
         )
         self.facts.classes[qualname] = klass
         self.classes.append(klass)
@@ -429,11 +491,63 @@ class _Collector(cst.CSTVisitor):
         self.scopes.append(scope)
         self.functions.append(function)
         self.loops.append([])
+        self.saved_guards.append(self.guards)
+        self.guards = []
+        self.blocks.append([0])
 
     def _leave_function(self) -> None:
         self.scopes.pop()
         self.functions.pop()
         self.loops.pop()
+        self.guards = self.saved_guards.pop()
+        self.blocks.pop()
+
+    # ---------------------------------------------------------------- guards
+    def visit_If(self, node: cst.If) -> None:
+        if self.ifs and self.ifs[-1][0].orelse is node:  # elif: runs where the previous test is false
+            self.guards.append((self.ifs[-1][1], False))
+            self.opened[id(node)] = 1
+        self.ifs.append((node, self.value(node.test)))
+
+    def leave_If(self, original_node: cst.If) -> None:
+        _, test = self.ifs.pop()
+        if self.opened.pop(id(original_node), 0):
+            self.guards.pop()
+        if original_node.orelse is None and _leaves_block(original_node.body):
+            self.guards.append((test, False))
+            self.blocks[-1][-1] += 1
+
+    def visit_Else(self, node: cst.Else) -> None:
+        if self.ifs and self.ifs[-1][0].orelse is node:
+            self.guards.append((self.ifs[-1][1], False))
+            self.opened[id(node)] = 1
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        if self.opened.pop(id(original_node), 0):
+            self.guards.pop()
+
+    def _open_block(self, node: cst.CSTNode) -> None:
+        pushed = 0
+        if self.ifs and self.ifs[-1][0].body is node:
+            self.guards.append((self.ifs[-1][1], True))
+            pushed = 1
+        self.blocks[-1].append(pushed)
+
+    def _close_block(self) -> None:
+        for _ in range(self.blocks[-1].pop()):
+            self.guards.pop()
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._open_block(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._close_block()
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._open_block(node)
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
+        self._close_block()
 
     def visit_Global(self, node: cst.Global) -> None:
         for item in node.names:
@@ -458,6 +572,13 @@ class _Collector(cst.CSTVisitor):
         self.bind_target(node.target)
 
     def _record_assign(self, target: cst.BaseExpression, value: cst.BaseExpression, span: Span) -> None:
+        if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+            if self.scopes[-1].kind != "class":
+                item = ItemAssign(
+                    self.value(target.value), self.value(target.slice[0].slice.value), self.value(value), span, tuple(self.guards)
+                )
+                self.function.item_assigns.append(item)
+            return
         if isinstance(target, (cst.Tuple, cst.List)):
             whole = self.value(value)
             for index, element in enumerate(target.elements):
@@ -475,6 +596,7 @@ class _Collector(cst.CSTVisitor):
             self.facts.toplevel.setdefault(dotted, "assign")
 
     def _add_assign(self, assign: Assign) -> None:
+        assign.guards = tuple(self.guards)
         if self.scopes[-1].kind == "class":
             self.classes[-1].body_assigns.append(assign)
         else:
@@ -520,6 +642,12 @@ class _Collector(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.function.returns.append(self.value(node.value))
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if isinstance(node.value, cst.From):
+            self.function.yield_froms.append(self.value(node.value.item))
+        elif node.value is not None:
+            self.function.yields.append(self.value(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
         call = self.value(node)

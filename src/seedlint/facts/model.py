@@ -54,6 +54,12 @@ class Call:
     star_kwargs: bool = False
     keyword_spans: Tuple[Span, ...] = ()
     """Where each keyword of ``kwargs`` is spelled (the name, or the key string of ``**{...}``)."""
+    stars: Tuple["Value", ...] = ()
+    """What ``*x`` arguments unpack (``star_args`` says one is there)."""
+    double_stars: Tuple["Value", ...] = ()
+    """What ``**x`` arguments unpack when their keys are not spelled out (``star_kwargs``)."""
+    guards: Tuple["Guard", ...] = ()
+    """The ``if`` conditions the call runs under, in its own function (see ``Guard``)."""
 
     def keyword_span(self, name: str) -> Optional[Span]:
         for (key, _), span in zip(self.kwargs, self.keyword_spans):
@@ -122,13 +128,56 @@ class Lambda:
     span: Span
 
 
+@dataclass(eq=False)
+class DictDisplay:
+    """A dict display ``{k: v, **rest}``; ``keys`` and ``values`` are parallel."""
+
+    keys: Tuple["Value", ...]
+    values: Tuple["Value", ...]
+    stars: Tuple["Value", ...] = ()
+
+
+@dataclass(eq=False)
+class Compare:
+    """A single comparison ``left <op> right``: op is ``==``, ``!=``, ``is``, ``is not``, ``in``,
+    ``not in``, ``<``, ``<=``, ``>`` or ``>=``."""
+
+    op: str
+    left: "Value"
+    right: "Value"
+
+
+@dataclass(eq=False)
+class BoolOp:
+    op: str
+    """``and`` or ``or``."""
+    values: Tuple["Value", ...]
+
+
+@dataclass(eq=False)
+class Not:
+    value: "Value"
+
+
+@dataclass(eq=False)
+class Comprehension:
+    """A list, set or generator comprehension; its element's names are bound by it."""
+
+    element: "Value"
+
+
 @dataclass(frozen=True)
 class Unknown:
     """An expression whose value seedlint does not model."""
 
 
-Value = Union[Name, Call, Const, Seq, Subscript, Attr, BinOp, IfExp, Lambda, Unknown]
+Value = Union[Name, Call, Const, Seq, Subscript, Attr, BinOp, IfExp, Lambda, DictDisplay, Compare, BoolOp, Not, Comprehension, Unknown]
 UNKNOWN = Unknown()
+
+Guard = Tuple[Value, bool]
+"""An ``if`` test and the truth value it has where the guarded code runs: the body of
+``if t:`` runs under ``(t, True)``, its ``else`` and the statements after
+``if t: return`` under ``(t, False)``."""
 
 
 @dataclass(eq=False)
@@ -138,6 +187,18 @@ class Assign:
     target: str
     value: Value
     span: Span
+    guards: Tuple[Guard, ...] = ()
+
+
+@dataclass(eq=False)
+class ItemAssign:
+    """``container[key] = value``."""
+
+    container: Value
+    key: Value
+    value: Value
+    span: Span
+    guards: Tuple[Guard, ...] = ()
 
 
 @dataclass(eq=False)
@@ -169,6 +230,11 @@ class Function:
     calls: List[Call] = field(default_factory=list)
     assigns: List[Assign] = field(default_factory=list)
     returns: List[Value] = field(default_factory=list)
+    yields: List[Value] = field(default_factory=list)
+    """``yield v`` values."""
+    yield_froms: List[Value] = field(default_factory=list)
+    """``yield from x`` iterables: the function yields their elements."""
+    item_assigns: List[ItemAssign] = field(default_factory=list)
     loops: List[Loop] = field(default_factory=list)
     attribute_names: Set[str] = field(default_factory=set)
     """Every ``.name`` used as an attribute in the function's own body (read or written)."""
@@ -185,6 +251,7 @@ class Class:
     methods: Dict[str, str] = field(default_factory=dict)
     body_assigns: List[Assign] = field(default_factory=list)
     nested: bool = False
+    decorators: Tuple[Value, ...] = ()
 
 
 MODULE_CODE = "<module>"

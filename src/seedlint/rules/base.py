@@ -3,38 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import ClassVar, Dict, Iterable, List, Optional, Tuple
+from typing import ClassVar, Iterable, Optional, Tuple
 
+from seedlint.analysis.project import Project
 from seedlint.config import Settings
-from seedlint.dataflow import Dataflow
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import ModuleFacts, Span
-from seedlint.index import ProjectIndex
-from seedlint.loaders import LoaderCall, find_loader_calls, loader_classes
-
-
-class Project:
-    """The checked modules plus everything needed to reason across them."""
-
-    def __init__(self, index: ProjectIndex, modules: List[ModuleFacts], settings: Settings) -> None:
-        self.index = index
-        self.flow = Dataflow(index)
-        self.modules = modules
-        self.settings = settings
-        self._loader_calls: Optional[List[LoaderCall]] = None
-        self._subclasses: Dict[frozenset, frozenset] = {}
-
-    def subclasses(self, classes: frozenset) -> frozenset:
-        """``classes`` and every checked-module class derived from them, by qualified name."""
-        if classes not in self._subclasses:
-            self._subclasses[classes] = self.flow.subclasses_within(self.modules, classes)
-        return self._subclasses[classes]
-
-    def loader_calls(self) -> List[LoaderCall]:
-        if self._loader_calls is None:
-            classes = self.subclasses(loader_classes(self.settings.extra_loader_classes))
-            self._loader_calls = list(find_loader_calls(self.flow, self.modules, classes))
-        return self._loader_calls
 
 
 class Rule:
@@ -46,6 +20,9 @@ class Rule:
     summary: ClassVar[str]
     fix_safety: ClassVar[Optional[str]] = None
     """"safe", "unsafe" (applied only with --unsafe-fixes), or None when there is no fix."""
+    severity: ClassVar[str] = "error"
+    """The default severity: "error" when the bug happens on the declared versions,
+    "warning" when it happens only under conditions seedlint cannot see."""
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         raise NotImplementedError
@@ -55,8 +32,10 @@ class Rule:
         extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.extra_loader_classes)
         return (b"DataLoader",) + extra
 
-    def report(self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None) -> Diagnostic:
-        return Diagnostic(module.path, span, self.code, self.name, message, fix)
+    def report(
+        self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None
+    ) -> Diagnostic:
+        return Diagnostic(module.path, span, self.code, self.name, message, fix, severity or self.severity)
 
     @classmethod
     def documentation(cls) -> str:
@@ -68,3 +47,14 @@ class Rule:
 def where(module: ModuleFacts, span: Span) -> str:
     """``file.py:12`` for messages that point at another place."""
     return f"{os.path.basename(module.path)}:{span.line}"
+
+
+def built(instance, loader=None) -> str:
+    """`` built at train.py:40`` when the object was built away from the loader's own call."""
+    origin = instance.built_at
+    if origin is None:
+        return ""
+    module, call = origin
+    if loader is not None and module.path == loader.module.path and loader.call.span.line <= call.span.line <= loader.call.span.end_line:
+        return ""
+    return f" built at {where(module, call.span)}"

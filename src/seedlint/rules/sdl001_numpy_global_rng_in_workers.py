@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, Optional, Tuple
 
+from seedlint.analysis.objects import Constant, FunctionObj, Instance
+from seedlint.analysis.reach import reachable
+from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Call, Name, Value
-from seedlint.index import FunctionRef
-from seedlint.loaders import datasets, worker_init_value, workers_may_be_positive
-from seedlint.rng import NUMPY_GLOBAL_SEEDERS, NUMPY_LEGACY_DRAWS
-from seedlint.rules.base import Project, Rule, where
-from seedlint.workers import worker_code
+from seedlint.facts.model import Const
+from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS
+from seedlint.rules.base import Project, Rule, built, where
 
 FIX_KIND = "add-worker-init-fn"
 
@@ -73,54 +73,78 @@ class NumpyGlobalRngInWorkers(Rule):
     def check(self, project: Project) -> Iterable[Diagnostic]:
         if not project.settings.torch_version.may_be_below("1.9"):
             return
-        flow = project.flow
-        for loader in project.loader_calls():
-            if not workers_may_be_positive(flow, loader):
-                continue
-            if loader.arguments_unknown and loader.argument("worker_init_fn") is None:
-                continue
-            init = worker_init_value(loader)
-            if init is not None and seeds_numpy(project, loader, init) is not False:
-                continue
-            draw = self._first_draw(project, loader)
-            if draw is None:
-                continue
-            dataset, function, call = draw
-            message = (
-                f"DataLoader workers draw from NumPy's global RNG (`{call.func.dotted}` in "
-                f"`{function.function.qualname}`, {where(function.module, call.span)}, reached from "
-                f"`{dataset}`) but "
-                + ("no worker_init_fn seeds it" if init is None else "its worker_init_fn never seeds NumPy")
-                + ": on torch < 1.9 every worker returns the same random values, and every epoch repeats them"
-            )
-            fix = Fix(FIX_KIND, loader.module.path, loader.call.span) if init is None else None
-            yield self.report(loader.module, loader.call.span, message, fix)
+        loaders = project.loaders
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                workers = loaders.workers(loader, frame)
+                if not workers.may_be_positive:
+                    continue
+                init = loaders.worker_init(loader, frame)
+                if init.unknown or not _never_seeds_numpy(project, init):
+                    continue
+                found = self._first_draw(project, loaders.datasets(loader, frame))
+                if found is None:
+                    continue
+                instance, draw = found
+                yield self._diagnostic(project, loader, frame, instance, draw, init, workers)
+                break
+
+    def _diagnostic(self, project: Project, loader, frame, instance, draw: Draw, init, workers) -> Diagnostic:
+        no_init = all(isinstance(v, Constant) and v.value is None for v in init.values)
+        function = draw.reached.function
+        several = workers.may_be_several
+        effect = (
+            "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same "
+            "random values; epochs repeat them too unless the main process draws from NumPy in between"
+            if several else
+            "on torch < 1.9 the worker starts from the main process's NumPy state in every epoch, so epochs repeat "
+            "the same random values unless the main process draws from NumPy in between"
+        )
+        message = (
+            f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}` in `{function.function.qualname}`, "
+            f"{where(function.module, draw.call.span)}, reached from `{instance.cls.cls.name}`{built(instance, loader)}) but "
+            + ("no worker_init_fn seeds it" if no_init else "its worker_init_fn never seeds NumPy")
+            + f": {effect}"
+        )
+        written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
+        fixable = no_init and written and loader.positional and not loader.arguments_unknown
+        fix = Fix(FIX_KIND, loader.module.path, loader.call.span) if fixable else None
+        return self.report(loader.module, loader.call.span, message, fix)
 
     @staticmethod
-    def _first_draw(project: Project, loader) -> Optional[Tuple[str, FunctionRef, Call]]:
-        for instance in datasets(project.flow, loader):
-            for item in worker_code(project.flow, instance):
-                for call in item.function.function.calls:
-                    if isinstance(call.func, Name) and call.func.qualified in NUMPY_LEGACY_DRAWS:
-                        return instance.cls.cls.name, item.function, call
+    def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
+        for instance in instances:
+            run = project.workers.of(instance)
+            if _seeds_numpy_itself(project, run):
+                continue
+            for draw in run.draws:
+                if draw.stream == NUMPY:
+                    return instance, draw
         return None
 
 
-def seeds_numpy(project: Project, loader, value: Value) -> Optional[bool]:
-    """Whether a worker_init_fn seeds NumPy's global RNG; None when it cannot be resolved."""
-    flow = project.flow
-    roots = [s for s in flow.symbols(loader.module, value) if isinstance(s, FunctionRef)]
-    if not roots:
-        return None
-    seen = set()
-    queue: List[FunctionRef] = list(roots)
-    while queue and len(seen) < 100:
-        current = queue.pop()
-        if current.key in seen:
+def _never_seeds_numpy(project: Project, init) -> bool:
+    """Every value the worker_init_fn may be is None or a function that never seeds NumPy."""
+    roots = []
+    for value in init.values:
+        if isinstance(value, Constant) and value.value is None:
             continue
-        seen.add(current.key)
-        for call in current.function.calls:
-            if isinstance(call.func, Name) and call.func.qualified in NUMPY_GLOBAL_SEEDERS:
+        if not isinstance(value, FunctionObj):
+            return False
+        roots.append(project.flow.frame(value.function, value.receiver))
+    flow = project.flow
+    for frame in reachable(flow, roots):
+        for call in frame.function.function.calls:
+            if flow.callee_names(call, frame) & NUMPY_GLOBAL_SEEDERS:
+                return False
+    return True
+
+
+def _seeds_numpy_itself(project: Project, run) -> bool:
+    """Worker code that reseeds NumPy's global RNG (per item or per worker) is not this bug."""
+    flow = project.flow
+    for reached in run.functions:
+        for call in reached.frame.function.function.calls:
+            if flow.callee_names(call, reached.frame) & NUMPY_GLOBAL_SEEDERS:
                 return True
-            queue.extend(s for s in flow.symbols(current.module, call.func) if isinstance(s, FunctionRef))
     return False

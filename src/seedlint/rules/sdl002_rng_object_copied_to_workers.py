@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from seedlint.dataflow import Dataflow
+from seedlint.analysis.index import ClassRef
+from seedlint.analysis.objects import ExternalInstance, FunctionObj, Instance
+from seedlint.analysis.reach import reachable
+from seedlint.analysis.workers import Draw, WorkerRun
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Assign, Attr, Call, IfExp, ModuleFacts, Name, Value
-from seedlint.index import ClassRef, FunctionRef
-from seedlint.loaders import LoaderCall, datasets, worker_init_value, workers_may_be_positive
-from seedlint.rng import RNG_OBJECT_CONSTRUCTORS, RNG_OBJECT_RESEEDING_METHODS
-from seedlint.rules.base import Project, Rule, where
-from seedlint.workers import WorkerFunction, worker_code
+from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, IfExp, ModuleFacts, Name, Span, Value
+from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS
+from seedlint.rules.base import Project, Rule, built, where
 
 FIX_KIND = "reseed-rng-object"
-MAX_ALIAS_DEPTH = 4
 KIND_LABELS = {
     "numpy-generator": "NumPy Generator",
     "numpy-randomstate": "NumPy RandomState",
@@ -26,21 +25,20 @@ KIND_LABELS = {
 
 @dataclass(frozen=True, eq=False)
 class Creation:
-    """The statement that builds an RNG object outside worker code."""
+    """Where an RNG object drawn in worker code was built, outside worker code."""
 
+    rng: ExternalInstance
     module: ModuleFacts
-    assign: Assign
+    span: Span
+    """The statement that builds it (its assignment), or the call itself."""
     kind: str
     attribute: Optional[str]
-    """The ``self`` attribute that holds it, or None for a module-level variable."""
-
-
-@dataclass(frozen=True, eq=False)
-class Draw:
-    creation: Creation
-    worker: WorkerFunction
-    call: Call
-    spelled: str
+    """The ``self`` attribute that holds it, when it is built as ``self.x = ...`` in a method
+    (or as a class attribute)."""
+    owner: Optional[ClassRef]
+    """The class whose method or body builds it into ``attribute``."""
+    held: str
+    """How messages name it: ``self.rng``, ``RNG``, ``np.random.default_rng(...)``."""
 
 
 class RngObjectCopiedToWorkers(Rule):
@@ -106,161 +104,138 @@ class RngObjectCopiedToWorkers(Rule):
     fix_safety = "safe"
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
-        reported: Set[Tuple[str, int, int]] = set()
-        for loader in project.loader_calls():
-            if not workers_may_be_positive(flow, loader):
-                continue
-            if loader.arguments_unknown and loader.argument("worker_init_fn") is None:
-                continue
-            if _init_fn_may_reseed_dataset(project, loader):
-                continue
-            for instance in datasets(flow, loader):
-                draws = _draws(flow, worker_code(flow, instance))
-                by_creation: Dict[int, List[Draw]] = {}
-                for draw in draws:
-                    by_creation.setdefault(id(draw.creation.assign), []).append(draw)
-                for found in by_creation.values():
-                    creation = found[0].creation
-                    key = (creation.module.path, creation.assign.span.line, creation.assign.span.col)
-                    if key in reported:
-                        continue
-                    reported.add(key)
-                    yield self._diagnostic(creation, found, instance.cls, loader)
+        loaders = project.loaders
+        reported: Set[tuple] = set()
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                if not loaders.workers(loader, frame).may_be_positive:
+                    continue
+                init = loaders.worker_init(loader, frame)
+                if init.unknown or _init_fn_may_reseed_dataset(project, init):
+                    continue
+                for instance in loaders.datasets(loader, frame):
+                    run = project.workers.of(instance)
+                    by_rng: Dict[tuple, List[Draw]] = {}
+                    for draw in run.draws:
+                        if draw.stream == RNG_OBJECT and draw.rng is not None:
+                            by_rng.setdefault(draw.rng.key, []).append(draw)
+                    for draws in by_rng.values():
+                        creation = _creation(project, run, draws[0].rng)
+                        if creation is None:
+                            continue
+                        key = (creation.module.path, creation.span.line, creation.span.col)
+                        if key in reported:
+                            continue
+                        reported.add(key)
+                        yield self._diagnostic(project, creation, draws, instance, loader)
 
-    def _diagnostic(self, creation: Creation, draws: List[Draw], dataset: ClassRef, loader: LoaderCall) -> Diagnostic:
+    def _diagnostic(self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader) -> Diagnostic:
         first = draws[0]
-        held = f"self.{creation.attribute}" if creation.attribute else creation.assign.target
+        function = first.reached.function
         message = (
-            f"{KIND_LABELS[creation.kind]} `{held}` is created once and drawn from in DataLoader workers "
-            f"(`{first.spelled}` in `{first.worker.function.function.qualname}`, "
-            f"{where(first.worker.function.module, first.call.span)}, reached from `{dataset.cls.name}` loaded at "
-            f"{where(loader.module, loader.call.span)}): every worker gets an identical copy and draws the same "
-            f"numbers, and without persistent_workers every epoch repeats them"
+            f"{KIND_LABELS[creation.kind]} `{creation.held}` is created once and drawn from in DataLoader workers "
+            f"(`{first.spelled}` in `{function.function.qualname}`, {where(function.module, first.call.span)}, reached "
+            f"from `{dataset.cls.cls.name}`{built(dataset, loader)} loaded at {where(loader.module, loader.call.span)}): "
+            "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
+            "epoch repeats them"
         )
-        return self.report(creation.module, creation.assign.span, message, _fix(creation, draws))
+        return self.report(creation.module, creation.span, message, _fix(project, creation, draws))
 
 
-def _fix(creation: Creation, draws: List[Draw]) -> Optional[Fix]:
-    """Reseed in every drawing method of the module that holds the first one."""
-    if creation.attribute is None:
+def _fix(project: Project, creation: Creation, draws: List[Draw]) -> Optional[Fix]:
+    """Reseed at the top of every drawing method of the module that holds the first draw,
+    when each runs on an object of the class that holds the RNG in ``self.<attribute>``."""
+    if creation.attribute is None or creation.owner is None:
         return None
-    module = draws[0].worker.function.module
+    module = draws[0].reached.function.module
     spans = []
     for draw in draws:
-        function = draw.worker.function
+        receiver = draw.reached.frame.receiver
+        if not isinstance(receiver, Instance) or draw.reached.function.function.name == "__init__":
+            return None
+        if creation.owner.key not in {item.key for item in project.index.mro(receiver.cls)}:
+            return None
+        function = draw.reached.function
         if function.module is module and function.function.span not in spans:
             spans.append(function.function.span)
+    if not spans:
+        return None
     data = tuple((span.line, span.col, creation.attribute, creation.kind) for span in spans)
     return Fix(FIX_KIND, module.path, spans[0], True, data)
 
 
-def _draws(flow: Dataflow, workers: List[WorkerFunction]) -> List[Draw]:
-    reseeded = _reseeded_in_workers(workers)
-    found: List[Draw] = []
-    for worker in workers:
-        module = worker.function.module
-        for call in worker.function.function.calls:
-            for spelled, holder in _rng_holders(call):
-                for creation in _creations(flow, module, holder):
-                    if (creation.attribute or creation.assign.target) not in reseeded:
-                        found.append(Draw(creation, worker, call, spelled))
-    return found
-
-
-def _rng_holders(call: Call) -> Iterator[Tuple[str, Name]]:
-    """Expressions a call may draw from: ``obj`` in ``obj.method(...)``, and names passed as
-    arguments (``generator=self.gen``, ``augment(image, self.rng)``)."""
-    func = call.func
-    if isinstance(func, Name) and "." in func.dotted:
-        head, _, method = func.dotted.rpartition(".")
-        if method not in RNG_OBJECT_RESEEDING_METHODS:
-            qualified = func.qualified.rpartition(".")[0] if func.qualified else None
-            yield func.dotted, Name(head, func.span, qualified, func.scope)
-    for value in (*call.args, *(v for _, v in call.kwargs)):
-        if isinstance(value, Name):
-            callee = func.dotted if isinstance(func, Name) else "..."
-            yield f"{callee}(..., {value.dotted})", value
-
-
-def _creations(flow: Dataflow, module: ModuleFacts, holder: Name, depth: int = 0) -> List[Creation]:
-    """RNG objects built outside worker code that ``holder`` may hold, following aliases."""
-    if depth > MAX_ALIAS_DEPTH:
-        return []
-    found: List[Creation] = []
-    for binding in flow.bindings(module, holder):
-        for value in _alternatives(binding.value):
-            if isinstance(value, Name):
-                found.extend(_creations(flow, binding.module, value, depth + 1))
-                continue
-            kind = _constructed_kind(flow, binding.module, value) if isinstance(value, Call) else None
-            creation = _creation(binding.module, binding.scope, binding.value, kind) if kind else None
-            if creation is not None:
-                found.append(creation)
-    return found
-
-
-def _alternatives(value: Value) -> List[Value]:
-    if isinstance(value, IfExp):
-        return _alternatives(value.body) + _alternatives(value.orelse)
-    return [value]
-
-
-def _constructed_kind(flow: Dataflow, module: ModuleFacts, call: Call) -> Optional[str]:
-    if isinstance(call.func, Attr) and call.func.attr == "manual_seed" and isinstance(call.func.value, Call):
-        return _constructed_kind(flow, module, call.func.value)  # torch.Generator().manual_seed(0)
-    for name in flow.callee_names(module, call):
-        if name in RNG_OBJECT_CONSTRUCTORS:
-            return RNG_OBJECT_CONSTRUCTORS[name]
-    return None
-
-
-def _creation(module: ModuleFacts, scope: str, value: Value, kind: str) -> Optional[Creation]:
-    """The creating statement, when it is at module level, in a class body or in ``__init__``."""
-    if scope == MODULE_CODE:
-        for assign in module.module_code.assigns:
-            if assign.value is value:
-                return Creation(module, assign, kind, None)
+def _creation(project: Project, run: WorkerRun, rng: ExternalInstance) -> Optional[Creation]:
+    """The RNG's creation, when it happens outside worker code and worker code never
+    reseeds or replaces it."""
+    site = rng.site
+    worker_functions = {r.function.key for r in run.functions}
+    if site.frame.function.key in worker_functions or rng.key in run.reseeded:
+        return None
+    module = site.frame.module
+    function = site.frame.function.function
+    kind = RNG_OBJECT_CONSTRUCTORS[rng.qualified]
+    assign = _assignment(module, function, site.call)
+    if assign is None:
+        spelled = site.call.func.dotted if isinstance(site.call.func, Name) else "..."
+        return Creation(rng, module, site.call.span, kind, None, None, f"{spelled}(...)")
+    attribute, owner = None, None
+    if function.qualname != MODULE_CODE and function.params and assign.target.startswith(function.params[0] + "."):
+        attribute = assign.target[len(function.params[0]) + 1:]
+        owner = project.index.class_of(site.frame.function)
+        if "." in attribute:
+            attribute, owner = None, None
+    elif function.qualname == MODULE_CODE:
         for cls in module.classes.values():
-            for assign in cls.body_assigns:
-                if assign.value is value:
-                    return Creation(module, assign, kind, assign.target)
+            if assign in cls.body_assigns:
+                attribute, owner = assign.target, ClassRef(module, cls)
+    if owner is not None and _replaced_in_workers(project, run, owner, attribute):
         return None
-    function = module.functions.get(scope)
-    if function is None or function.name != "__init__" or function.class_name is None or not function.params:
-        return None
-    prefix = function.params[0] + "."
-    for assign in function.assigns:
-        if assign.value is value and assign.target.startswith(prefix):
-            return Creation(module, assign, kind, assign.target[len(prefix):])
+    held = f"self.{attribute}" if attribute is not None else assign.target
+    return Creation(rng, module, assign.span, kind, attribute, owner, held)
+
+
+def _replaced_in_workers(project: Project, run: WorkerRun, owner: ClassRef, attribute: str) -> bool:
+    """Worker code assigns ``self.<attribute>`` on an object of ``owner`` (or a subclass)."""
+    for reached in run.functions:
+        receiver = reached.frame.receiver
+        if isinstance(receiver, Instance) and (receiver.cls.key, attribute) in run.reassigned:
+            if owner.key in {item.key for item in project.index.mro(receiver.cls)}:
+                return True
+    return False
+
+
+def _class_body_assigns(module: ModuleFacts) -> List[Assign]:
+    return [a for cls in module.classes.values() for a in cls.body_assigns]
+
+
+def _assignment(module: ModuleFacts, function, call: Call) -> Optional[Assign]:
+    candidates = list(function.assigns)
+    if function.qualname == MODULE_CODE:
+        candidates += _class_body_assigns(module)
+    for assign in candidates:
+        if _contains(assign.value, call):
+            return assign
     return None
 
 
-def _reseeded_in_workers(workers: List[WorkerFunction]) -> Set[str]:
-    """Objects whose state worker code replaces (``self.rng = ...``, ``self.rng.seed(...)``,
-    ``rng.manual_seed(...)``), as attribute names without ``self.`` or variable names.
-    Matched by name only, whatever the class: precision first."""
-    names: Set[str] = set()
-    for worker in workers:
-        function = worker.function.function
-        prefix = function.params[0] + "." if worker.owner is not None and function.params else None
-        for assign in function.assigns:
-            if prefix and assign.target.startswith(prefix):
-                names.add(assign.target[len(prefix):])
-        for call in function.calls:
-            if isinstance(call.func, Name) and call.func.dotted.rpartition(".")[2] in RNG_OBJECT_RESEEDING_METHODS:
-                head = call.func.dotted.rpartition(".")[0]
-                names.add(head[len(prefix):] if prefix and head.startswith(prefix) else head)
-    return names
-
-
-def _init_fn_may_reseed_dataset(project: Project, loader: LoaderCall) -> bool:
-    """A worker_init_fn that reaches the dataset (``get_worker_info().dataset``) or cannot be
-    resolved may reseed its RNG objects."""
-    value = worker_init_value(loader)
-    if value is None:
-        return False
-    functions = [s for s in project.flow.symbols(loader.module, value) if isinstance(s, FunctionRef)]
-    if not functions:
+def _contains(value: Value, call: Call, depth: int = 0) -> bool:
+    if value is call:
         return True
-    return any("dataset" in f.function.attribute_names for f in functions)
+    if depth > 6:
+        return False
+    if isinstance(value, Call):
+        return _contains(value.func, call, depth + 1) or any(_contains(a, call, depth + 1) for a in value.args)
+    if isinstance(value, Attr):
+        return _contains(value.value, call, depth + 1)
+    if isinstance(value, IfExp):
+        return _contains(value.body, call, depth + 1) or _contains(value.orelse, call, depth + 1)
+    if isinstance(value, BinOp):
+        return _contains(value.left, call, depth + 1) or _contains(value.right, call, depth + 1)
+    return False
+
+
+def _init_fn_may_reseed_dataset(project: Project, init) -> bool:
+    """A worker_init_fn that reaches the dataset (``get_worker_info().dataset``) may reseed
+    its RNG objects."""
+    roots = [project.flow.frame(v.function, v.receiver) for v in init.values if isinstance(v, FunctionObj)]
+    return any("dataset" in frame.function.function.attribute_names for frame in reachable(project.flow, roots))

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
 
+from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.objects import Frame, FunctionObj, Site
+from seedlint.analysis.reach import reachable
+from seedlint.analysis.seeds import Context, Origin, Seeding, describe
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Call, Const
-from seedlint.index import FunctionRef
-from seedlint.loaders import LoaderCall, worker_init_value, workers_may_be_positive
-from seedlint.rng import WORKER_RESEEDERS
+from seedlint.facts.model import UNKNOWN, Call, Span
+from seedlint.rng import NUMPY, PYTHON_RANDOM, STREAM_NAMES, TORCH
 from seedlint.rules.base import Project, Rule, where
-from seedlint.seeds import FIXED, Origin, SeedOrigins, describe, in_loop, worker_init_functions
 
 FIX_KIND = "reseed-worker-from-initial-seed"
-MAX_HELPER_DEPTH = 3
-_WHAT = {
-    "numpy.random.seed": "NumPy's global RNG",
-    "random.seed": "Python's `random`",
-    "torch.manual_seed": "torch's RNG",
-    "torch.random.manual_seed": "torch's RNG",
-}
 
 
 class WorkerInitFnRepeatsEveryEpoch(Rule):
@@ -32,6 +26,8 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
     value, an argument bound by `partial`), or `np.random.get_state()[1][0] + worker_id`.
     The seeding call may sit in another module than the loader, or in a helper the
     `worker_init_fn` calls; loaders with `persistent_workers` not statically false are skipped.
+    A seeding call is reported only when the loader's workers draw from the RNG it seeds
+    (reseeding Python's `random` badly is harmless when the dataset draws only from NumPy).
 
     ## Why is this bad?
     Without persistent workers, every epoch starts fresh worker processes and calls
@@ -80,75 +76,114 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
     fix_safety = "safe"
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
+        loaders = project.loaders
         reported: Set[Tuple[str, int, int]] = set()
-        for loader in project.loader_calls():
-            if not workers_may_be_positive(flow, loader) or _persistent(project, loader):
-                continue
-            init = worker_init_value(loader)
-            if init is None:
-                continue
-            for root, bound in worker_init_functions(flow, loader.module, init):
-                origins = SeedOrigins(flow)
-                origins.enter_worker_init(root, bound, loader.module, parent_fixed=not in_loop(loader.function, loader.call))
-                for anchor, seeding, origin in _fixed_seedings(origins, root, root, 0):
-                    key = (root.module.path, anchor.span.line, anchor.span.col)
-                    if key in reported:
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                if not loaders.workers(loader, frame).may_be_positive or loaders.persistent(loader, frame) is not False:
+                    continue
+                init = loaders.worker_init(loader, frame)
+                drawn = drawn_streams(project, loader, frame)
+                if not drawn:
+                    continue
+                for value in init.values:
+                    if not isinstance(value, FunctionObj):
                         continue
-                    reported.add(key)
-                    yield self._diagnostic(root, anchor, seeding, origin)
+                    for seeding, origin in fixed_seedings(project, loader, frame, value):
+                        relevant = seeding.rngs & drawn
+                        if not relevant:
+                            continue
+                        key = (seeding.frame.module.path if not seeding.through_helper else value.function.module.path,
+                               seeding.anchor.span.line, seeding.anchor.span.col)
+                        if key in reported:
+                            continue
+                        reported.add(key)
+                        yield self._diagnostic(value, seeding, origin, relevant)
 
-    def _diagnostic(self, root: FunctionRef, anchor: Call, seeding: Tuple[FunctionRef, Call, str], origin: Origin) -> Diagnostic:
-        function, call, seeder = seeding
-        init_name = "a lambda" if root.function.is_lambda else f"`{root.function.name}`"
-        spelled = getattr(call.func, "dotted", seeder)
-        via = "" if call is anchor else f" (through `{spelled}` in `{function.function.qualname}`, {where(function.module, call.span)})"
+    def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str]) -> Diagnostic:
+        function = init.function.function
+        init_name = "a lambda" if function.is_lambda else f"`{function.name}`"
+        what = " and ".join(STREAM_NAMES[s] for s in sorted(relevant))
+        spelled = seeding.call.func.dotted if hasattr(seeding.call.func, "dotted") else "a seeding call"
+        via = ""
+        if seeding.through_helper:
+            via = f" (through `{spelled}` in `{seeding.frame.function.function.qualname}`, {where(seeding.frame.module, seeding.call.span)})"
         message = (
-            f"worker_init_fn {init_name} seeds {_WHAT[seeder]}{via} from {describe(origin)}: "
-            "every epoch repeats the same random values in each worker; "
+            f"worker_init_fn {init_name} seeds {what}{via} from {describe(origin)}, and the DataLoader's workers draw "
+            "from it: every epoch repeats the same random values in each worker; "
         )
-        if seeder.startswith("torch."):
+        if relevant == {TORCH}:
             message += "drop it, torch already seeds each worker from base_seed + worker_id"
         else:
             message += "seed from `torch.initial_seed() % 2**32`"
         fix = None
-        if call is anchor:
-            action = "torch" if seeder.startswith("torch.") else "reseed"
-            fix = Fix(FIX_KIND, root.module.path, call.span, True, (action,))
-        return self.report(root.module, anchor.span, message, fix)
+        module = init.function.module
+        if not seeding.through_helper and seeding.frame.module.path == module.path:
+            action = "torch" if seeding.rngs == {TORCH} else "reseed"
+            fix = Fix(FIX_KIND, module.path, seeding.call.span, True, (action,))
+        anchor_module = seeding.frame.module if not seeding.through_helper else _anchor_module(init, seeding)
+        return self.report(anchor_module, seeding.anchor.span, message, fix)
 
 
-def _fixed_seedings(
-    origins: SeedOrigins, root: FunctionRef, current: FunctionRef, depth: int, anchor: Optional[Call] = None
-) -> Iterator[Tuple[Call, Tuple[FunctionRef, Call, str], Origin]]:
-    """(anchor call in the worker_init_fn, (function, seeding call, seeder), seed origin)
-    for every global reseed from a fixed value."""
-    flow = origins.flow
-    for call in current.function.calls:
-        names = flow.callee_names(current.module, call)
-        seeder = next((n for n in names if n in WORKER_RESEEDERS), None)
-        if seeder is not None:
-            value = call.argument(WORKER_RESEEDERS[seeder], 0)
-            if value is None or (isinstance(value, Const) and value.value is None):
-                continue
-            origin = origins.value(current.module, value)
-            if origin.kind == FIXED:
-                yield anchor or call, (current, call, seeder), origin
+def _anchor_module(init: FunctionObj, seeding: Seeding):
+    return init.function.module
+
+
+def drawn_streams(project: Project, loader: LoaderCall, frame: Frame) -> FrozenSet[str]:
+    """The global RNG streams the loader's workers draw from in this context."""
+    found: Set[str] = set()
+    for instance in project.loaders.datasets(loader, frame):
+        found.update(d.stream for d in project.workers.of(instance).draws)
+    return frozenset(found & {NUMPY, PYTHON_RANDOM, TORCH})
+
+
+def init_frame(project: Project, loader: LoaderCall, frame: Frame, init: FunctionObj) -> Frame:
+    """The frame torch runs a worker_init_fn in: called with the worker id alone, after
+    the arguments a ``functools.partial`` binds."""
+    call = Call(UNKNOWN, (), (), loader.call.span)
+    site = Site(init.partial.frame if init.partial is not None else frame, call, 0, init.partial)
+    return project.flow.frame(init.function, init.receiver, site)
+
+
+def worker_context(project: Project, loader: LoaderCall, frame: Frame, init: FunctionObj, root: Frame) -> Context:
+    function = init.function.function
+    bound = len(init.partial.positional()) - 1 if init.partial is not None else 0
+    keywords = {k for k, _, _ in init.partial.keywords()} if init.partial is not None else set()
+    free = [p for p in function.params[bound:] if p not in keywords]
+    if init.receiver is not None and function.params and free and free[0] == function.params[0]:
+        free = free[1:]
+    worker = frozenset(f.function.key for f in reachable(project.flow, [root]))
+    varying = frozenset(_loop_names(loader))
+    return Context(worker, (init.function.key, free[0]) if free else None, varying)
+
+
+def _loop_names(loader: LoaderCall) -> List[Tuple[tuple, str]]:
+    """Locals of the loader's function that change between iterations of a loop around it."""
+    function = loader.function
+    found = []
+    for loop in function.loops:
+        if _contains(loop.span, loader.call.span):
+            if loop.target:
+                found.append(((loader.module.path, function.qualname), loop.target.split(".", 1)[0]))
+            found.extend(((loader.module.path, function.qualname), a.target) for a in loop.assigns if "." not in a.target)
+    return found
+
+
+def fixed_seedings(project: Project, loader: LoaderCall, frame: Frame, init: FunctionObj) -> Iterable[Tuple[Seeding, Origin]]:
+    """Seedings a worker_init_fn makes (itself or in helpers) from a value fixed in every epoch."""
+    root = init_frame(project, loader, frame, init)
+    context = worker_context(project, loader, frame, init, root)
+    seeds = project.seeds
+    for call in root.function.function.calls:
+        if not project.flow.guards_may_hold(call.guards, root):
             continue
-        if depth >= MAX_HELPER_DEPTH:
-            continue
-        for callee in flow.symbols(current.module, call.func):
-            if not isinstance(callee, FunctionRef) or callee.key == current.key:
+        for seeding in seeds.seedings(call, root, screen=False):
+            if seeding.seed is None or seeding.kind == "lightning":
                 continue
-            skip_self = flow.owner_class(callee.module, callee.function) is not None
-            origins.enter_callee(current, call, callee, skip_self)
-            yield from _fixed_seedings(origins, root, callee, depth + 1, anchor or call)
+            origin = seeds.origin(seeding.seed, seeding.frame, context)
+            if origin.fixed:
+                yield seeding, origin
 
 
-def _persistent(project: Project, loader: LoaderCall) -> bool:
-    """``persistent_workers`` not statically false: workers (and their seeds) live on."""
-    value = loader.argument("persistent_workers")
-    if value is None:
-        return False
-    constant = project.flow.const(loader.module, value)
-    return not (constant is not None and not constant.value)
+def _contains(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Iterable, Iterator, Optional, Set, Tuple
 
+from seedlint.analysis.objects import Frame, FunctionObj
+from seedlint.analysis.seeds import EPOCH, Context
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.index import FunctionRef
-from seedlint.facts.model import Call
-from seedlint.loaders import datasets, worker_init_value, workers_may_be_positive
+from seedlint.facts.model import Call, Name
 from seedlint.rng import NUMPY_SEED_BELOW_2_32
 from seedlint.rules.base import Project, Rule
-from seedlint.seeds import EPOCH, SeedOrigins, in_loop, worker_init_functions
-from seedlint.workers import worker_code
+from seedlint.rules.sdl003_worker_init_fn_repeats_every_epoch import init_frame, worker_context
 
 FIX_KIND = "reduce-worker-seed-below-2-32"
+MAX_HELPER_DEPTH = 3
 
 
 class WorkerSeedOutOfRange(Rule):
@@ -57,72 +57,66 @@ class WorkerSeedOutOfRange(Rule):
     fix_safety = "safe"
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
+        loaders = project.loaders
         reported: Set[Tuple[str, int, int]] = set()
-        for loader in project.loader_calls():
-            if not workers_may_be_positive(flow, loader):
-                continue
-            found: List[Tuple[FunctionRef, Call, Call, str]] = []
-            init = worker_init_value(loader)
-            if init is not None:
-                for root, bound in worker_init_functions(flow, loader.module, init):
-                    origins = SeedOrigins(flow)
-                    origins.enter_worker_init(root, bound, loader.module, parent_fixed=not in_loop(loader.function, loader.call))
-                    found.extend(_raw_numpy_seedings(origins, root, 0))
-            for instance in datasets(flow, loader):
-                origins = SeedOrigins(flow)
-                for item in worker_code(flow, instance):
-                    origins.enter_worker_code(item.function)
-                for item in worker_code(flow, instance):
-                    found.extend(_raw_numpy_seedings(origins, item.function, 0, descend=False))
-            for function, anchor, call, seeder in found:
-                key = (function.module.path, anchor.span.line, anchor.span.col)
-                if key in reported:
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                if not loaders.workers(loader, frame).may_be_positive:
                     continue
-                reported.add(key)
-                yield self._diagnostic(function, anchor, call, seeder)
+                found = []
+                for value in loaders.worker_init(loader, frame).values:
+                    if isinstance(value, FunctionObj):
+                        root = init_frame(project, loader, frame, value)
+                        context = worker_context(project, loader, frame, value, root)
+                        found.extend(_raw_numpy_seedings(project, root, context, descend=True))
+                for instance in loaders.datasets(loader, frame):
+                    run = project.workers.of(instance)
+                    context = Context(frozenset(r.function.key for r in run.functions))
+                    for reached in run.functions:
+                        found.extend(_raw_numpy_seedings(project, reached.frame, context, descend=False))
+                for holder, anchor, call in found:
+                    key = (holder.module.path, anchor.span.line, anchor.span.col)
+                    if key in reported:
+                        continue
+                    reported.add(key)
+                    yield self._diagnostic(holder, anchor, call)
 
-    def _diagnostic(self, function: FunctionRef, anchor: Call, call: Call, seeder: str) -> Diagnostic:
-        spelled = getattr(call.func, "dotted", seeder)
+    def _diagnostic(self, holder: Frame, anchor: Call, call: Call) -> Diagnostic:
+        spelled = call.func.dotted if isinstance(call.func, Name) else "np.random.seed"
         via = "" if call is anchor else f" (in `{_callee_name(anchor)}`)"
         message = (
             f"`{spelled}` gets torch's 64-bit worker seed{via} without `% 2**32`: "
             "every worker raises `ValueError: Seed must be between 0 and 2**32 - 1`"
         )
-        fix = Fix(FIX_KIND, function.module.path, call.span) if call is anchor else None
-        return self.report(function.module, anchor.span, message, fix)
+        fix = Fix(FIX_KIND, holder.module.path, call.span) if call is anchor else None
+        return self.report(holder.module, anchor.span, message, fix)
 
 
 def _callee_name(call: Call) -> str:
-    return getattr(call.func, "dotted", "a helper")
+    return call.func.dotted if isinstance(call.func, Name) else "a helper"
 
 
 def _raw_numpy_seedings(
-    origins: SeedOrigins,
-    current: FunctionRef,
-    depth: int,
-    anchor: Optional[Call] = None,
-    holder: Optional[FunctionRef] = None,
-    descend: bool = True,
-) -> Iterator[Tuple[FunctionRef, Call, Call, str]]:
-    """(function holding the anchor, anchor, seeding call, seeder) for NumPy legacy seeding
-    from an unreduced per-epoch worker seed."""
-    flow = origins.flow
-    for call in current.function.calls:
-        names = flow.callee_names(current.module, call)
-        seeder = next((n for n in names if n in NUMPY_SEED_BELOW_2_32), None)
+    project: Project, frame: Frame, context: Context, descend: bool, depth: int = 0, anchor: Optional[Call] = None,
+    holder: Optional[Frame] = None,
+) -> Iterator[Tuple[Frame, Call, Call]]:
+    """(frame holding the anchor, anchor, seeding call) for NumPy legacy seeding from an
+    unreduced per-epoch worker seed."""
+    flow = project.flow
+    for call in frame.function.function.calls:
+        if not flow.guards_may_hold(call.guards, frame):
+            continue
+        seeder = next((n for n in flow.callee_names(call, frame) if n in NUMPY_SEED_BELOW_2_32), None)
         if seeder is not None:
             value = call.argument(NUMPY_SEED_BELOW_2_32[seeder], 0)
             if value is None:
                 continue
-            origin = origins.value(current.module, value)
+            origin = project.seeds.origin(value, frame, context)
             if origin.kind == EPOCH and origin.raw:
-                yield holder or current, anchor or call, call, seeder
+                yield holder or frame, anchor or call, call
             continue
-        if not descend or depth >= 3:
+        if not descend or depth >= MAX_HELPER_DEPTH:
             continue
-        for callee in flow.symbols(current.module, call.func):
-            if isinstance(callee, FunctionRef) and callee.key != current.key:
-                skip_self = flow.owner_class(callee.module, callee.function) is not None
-                origins.enter_callee(current, call, callee, skip_self)
-                yield from _raw_numpy_seedings(origins, callee, depth + 1, anchor or call, holder or current)
+        for callee, _ in flow.callee_frames(call, frame):
+            inner = Context(context.worker | {callee.function.key}, context.worker_id, context.varying)
+            yield from _raw_numpy_seedings(project, callee, inner, True, depth + 1, anchor or call, holder or frame)

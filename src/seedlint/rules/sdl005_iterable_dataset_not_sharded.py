@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List
+from typing import Iterable, Iterator, List, Optional, Tuple
 
-from seedlint.dataflow import Dataflow, Instance
+from seedlint.analysis.index import FunctionRef
+from seedlint.analysis.objects import Frame, FunctionObj, Instance
+from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Attr, Call, IfExp, Name, Seq, Subscript, Value
-from seedlint.index import FunctionRef
-from seedlint.loaders import LoaderCall, datasets, worker_init_value, workers_may_be_positive
 from seedlint.rng import WORKER_INFO, WORKER_SHARDING_HELPERS
-from seedlint.rules.base import Project, Rule
-from seedlint.workers import worker_code
+from seedlint.rules.base import Project, Rule, built
 
 FIX_KIND = "shard-iterable-by-worker"
 ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})
@@ -87,82 +86,90 @@ class IterableDatasetNotSharded(Rule):
     fix_safety = "unsafe"
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
-        for loader in project.loader_calls():
-            if not workers_may_be_positive(flow, loader):
-                continue
-            if loader.arguments_unknown and loader.argument("worker_init_fn") is None:
-                continue
-            if _init_fn_may_shard(flow, loader):
-                continue
-            for instance in datasets(flow, loader):
-                if not _is_plain_iterable_dataset(flow, instance):
+        loaders = project.loaders
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                if not loaders.workers(loader, frame).may_be_several:
                     continue
-                iter_method = flow.index.method(instance.cls, "__iter__")
-                if iter_method is None or _shards(flow, instance):
+                init = loaders.worker_init(loader, frame)
+                if init.unknown or _init_fn_may_shard(project, init):
                     continue
+                found = self._unsharded(project, loaders.datasets(loader, frame))
+                if found is None:
+                    continue
+                instance, iter_method = found
                 message = (
-                    f"`{instance.cls.cls.name}` is an IterableDataset that never splits its items among "
-                    f"DataLoader workers (no use of get_worker_info().id/.num_workers): with workers, "
-                    f"every sample arrives num_workers times per epoch"
+                    f"`{instance.cls.cls.name}`{built(instance, loader)} is an IterableDataset that never splits its "
+                    "items among DataLoader workers (no use of get_worker_info().id/.num_workers): with two or more "
+                    "workers, every sample arrives num_workers times per epoch"
                 )
                 fix = Fix(FIX_KIND, iter_method.module.path, iter_method.function.span, safe=False)
                 yield self.report(loader.module, loader.call.span, message, fix)
                 break
 
+    @staticmethod
+    def _unsharded(project: Project, instances) -> Optional[Tuple[Instance, FunctionRef]]:
+        for instance in instances:
+            if not _is_plain_iterable_dataset(project, instance):
+                continue
+            iter_method = project.index.method(instance.cls, "__iter__")
+            if iter_method is None:
+                continue
+            frames = [r.frame for r in project.workers.of(instance).functions]
+            if not _frames_shard(project, frames):
+                return instance, iter_method
+        return None
 
-def _is_plain_iterable_dataset(flow: Dataflow, instance: Instance) -> bool:
+
+def _is_plain_iterable_dataset(project: Project, instance: Instance) -> bool:
     """A torch IterableDataset whose other non-project bases cannot hide ``__iter__``."""
-    bases = flow.index.external_bases(instance.cls)
+    bases = project.index.external_bases(instance.cls)
     if not any(base in ITERABLE_DATASETS for base in bases):
         return False
     return all(base in KNOWN_BASES or base.startswith("builtins.") for base in bases)
 
 
-def _shards(flow: Dataflow, instance: Instance) -> bool:
-    functions = [item.function for item in worker_code(flow, instance)]
-    return _functions_shard(flow, functions)
-
-
-def _functions_shard(flow: Dataflow, roots: List[FunctionRef]) -> bool:
+def _frames_shard(project: Project, frames: List[Frame]) -> bool:
     """Whether these functions (with their nested defs and decorators) split work by worker.
 
     Generous on purpose: a read of ``.id``/``.num_workers`` anywhere next to a
-    ``get_worker_info()`` call counts, as does handing the worker info to code seedlint
-    cannot see."""
-    functions = list(_with_nested_and_decorators(flow, roots))
+    ``get_worker_info()`` call counts, as does a known sharding helper."""
+    flow = project.flow
     asks_worker_info = False
     reads_shard_attributes = False
-    for ref in functions:
-        function = ref.function
+    for frame in _with_nested_and_decorators(project, frames):
+        function = frame.function.function
         if function.attribute_names & SHARDING_ATTRIBUTES:
             reads_shard_attributes = True
         for call in function.calls:
-            names = flow.callee_names(ref.module, call)
-            if any(name in WORKER_INFO for name in names):
+            if flow.callee_names(call, frame) & WORKER_INFO:
                 asks_worker_info = True
             if any(_mentions_sharding_helper(value) for value in (call.func, *call.args, *(v for _, v in call.kwargs))):
                 return True
     return asks_worker_info and reads_shard_attributes
 
 
-def _with_nested_and_decorators(flow: Dataflow, roots: List[FunctionRef]) -> Iterator[FunctionRef]:
+def _with_nested_and_decorators(project: Project, frames: List[Frame]) -> Iterator[Frame]:
+    flow = project.flow
     seen = set()
-    queue = list(roots)
+    queue = list(frames)
     while queue:
-        ref = queue.pop()
+        frame = queue.pop()
+        ref = frame.function
         if ref.key in seen or len(seen) > 300:
             continue
         seen.add(ref.key)
-        yield ref
+        yield frame
         prefix = ref.function.qualname + ".<locals>."
         queue.extend(
-            FunctionRef(ref.module, function)
+            flow.function_frame(ref.module, function)
             for qualname, function in ref.module.functions.items()
             if qualname.startswith(prefix)
         )
         for decorator in ref.function.decorators:
-            queue.extend(s for s in flow.symbols(ref.module, decorator) if isinstance(s, FunctionRef))
+            for obj in flow.eval(decorator, flow.module_frame(ref.module)):
+                if isinstance(obj, FunctionObj):
+                    queue.append(flow.frame(obj.function))
 
 
 def _mentions_sharding_helper(value: Value, depth: int = 0) -> bool:
@@ -182,17 +189,13 @@ def _mentions_sharding_helper(value: Value, depth: int = 0) -> bool:
     return False
 
 
-def _init_fn_may_shard(flow: Dataflow, loader: LoaderCall) -> bool:
-    """A worker_init_fn that cannot be resolved, or that reaches the dataset or the worker's
-    id/num_workers, may shard it (the pattern of torch's own IterableDataset example)."""
-    value = worker_init_value(loader)
-    if value is None:
-        return False
-    roots = [s for s in flow.symbols(loader.module, value) if isinstance(s, FunctionRef)]
+def _init_fn_may_shard(project: Project, init) -> bool:
+    """A worker_init_fn that reaches the dataset or the worker's id/num_workers may shard it
+    (the pattern of torch's own IterableDataset example)."""
+    roots = [project.flow.frame(v.function, v.receiver) for v in init.values if isinstance(v, FunctionObj)]
     if not roots:
+        return False
+    frames = reachable(project.flow, roots)
+    if any(f.function.function.attribute_names & (SHARDING_ATTRIBUTES | {"dataset"}) for f in frames):
         return True
-    functions = list(_with_nested_and_decorators(flow, roots))
-    return any(f.function.attribute_names & (SHARDING_ATTRIBUTES | {"dataset"}) for f in functions) or _functions_shard(
-        flow, roots
-    )
-
+    return _frames_shard(project, frames)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
-from seedlint.dataflow import Dataflow
+from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.objects import Constant, Frame, FunctionObj, Instance
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Call, Class, Const, Function, Lambda, ModuleFacts, Name, Span, Value
-from seedlint.index import FunctionRef
-from seedlint.loaders import LoaderCall, workers_may_be_positive
+from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "hoist-lambda"
@@ -17,7 +16,6 @@ ROLES = ("worker_init_fn", "collate_fn")
 PICKLING_METHODS = ("spawn", "forkserver")
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CONTEXT_GETTERS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
-MAX_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -26,6 +24,9 @@ class Unpicklable:
     span: Span
     what: str
     """For the message: "a lambda", "the nested function `init`"... """
+    local_name: Optional[str] = None
+    """The qualified name pickle reports for a local object (``make.<locals>.init``); None
+    for a module-level lambda."""
     fixable: bool = False
 
 
@@ -46,8 +47,8 @@ class UnpicklableWorkerCallable(Rule):
     The diagnostic is an *error* when the code sets the `spawn` or `forkserver` start method
     (`multiprocessing_context="spawn"` on the loader, `multiprocessing.get_context("spawn")`,
     or `multiprocessing.set_start_method` / `torch.multiprocessing.set_start_method`), and a
-    *warning* otherwise; seedlint has no severities yet, so the message starts with which.
-    Loaders that use the `fork` start method explicitly are not reported.
+    *warning* otherwise (its default severity). Loaders that use the `fork` start method
+    explicitly are not reported.
 
     The anchor is the lambda or the nested `def`; for a dataset class defined in a function it
     is the loader's dataset argument (the class statement may serve several loaders, and the
@@ -56,9 +57,12 @@ class UnpicklableWorkerCallable(Rule):
     ## Why is this bad?
     Under `spawn` and `forkserver` the DataLoader pickles the dataset, `collate_fn` and
     `worker_init_fn` to start every worker. Lambdas and local objects cannot be pickled by
-    reference, so iterating the loader fails with `PicklingError` (or `AttributeError: Can't
-    pickle local object`). `spawn` is the default on Windows and macOS, and Linux defaults to
-    `forkserver` from Python 3.14: code that works on a Linux box today breaks there.
+    reference, so iterating the loader fails: a module-level lambda raises `PicklingError`; a
+    function, lambda or class defined inside a function raises `AttributeError: Can't pickle
+    local object` (Python 3.10 to 3.13; some releases word it "Can't get local object") and
+    `PicklingError: Can't pickle local object` from Python 3.14. `spawn` is the default on
+    Windows and macOS, and Linux defaults to `forkserver` from Python 3.14: code that works on
+    a Linux box today breaks there.
 
     ## Example
     ```python
@@ -86,113 +90,93 @@ class UnpicklableWorkerCallable(Rule):
     name = "unpicklable-worker-callable"
     summary = "worker callable or dataset cannot be pickled under spawn"
     fix_safety = "safe"
+    severity = "warning"
 
     def triggers(self, settings) -> Tuple[bytes, ...]:
         return super().triggers(settings) + (b"set_start_method",)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
+        loaders = project.loaders
         default_method = _start_method_in_code(project)
         found: Dict[Tuple[str, int, int], Tuple[bool, Diagnostic]] = {}
-        for loader in project.loader_calls():
-            if not workers_may_be_positive(flow, loader):
-                continue
-            method = _loader_context(flow, loader) or default_method
-            if method.name == "fork":
-                continue
-            for problem, role in self._problems(flow, loader):
-                error = method.name in PICKLING_METHODS
-                diagnostic = self._diagnostic(problem, role, method, error)
-                key = (problem.module.path, problem.span.line, problem.span.col)
-                if key not in found or (error and not found[key][0]):
-                    found[key] = (error, diagnostic)
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                if not loaders.workers(loader, frame).may_be_positive:
+                    continue
+                method = _loader_context(project, loader, frame) or default_method
+                if method.name == "fork":
+                    continue
+                for problem, role in self._problems(project, loader, frame):
+                    error = method.name in PICKLING_METHODS
+                    diagnostic = self._diagnostic(project, problem, role, method, error)
+                    key = (problem.module.path, problem.span.line, problem.span.col)
+                    if key not in found or (error and not found[key][0]):
+                        found[key] = (error, diagnostic)
         for _, diagnostic in found.values():
             yield diagnostic
 
-    def _problems(self, flow: Dataflow, loader: LoaderCall) -> Iterator[Tuple[Unpicklable, str]]:
+    def _problems(self, project: Project, loader: LoaderCall, frame: Frame) -> Iterator[Tuple[Unpicklable, str]]:
         for role in ROLES:
-            value = loader.argument(role)
-            if value is None or isinstance(value, Const):
-                continue
-            for problem in _unpicklable_callables(flow, loader.module, value, role, 0):
-                yield problem, role
+            for value in project.loaders.argument(loader, role, frame).values:
+                if isinstance(value, FunctionObj):
+                    problem = _unpicklable_function(value.function.module, value.function.function)
+                    if problem is not None:
+                        yield problem, role
         dataset = loader.argument("dataset")
-        if dataset is None:
-            return
         span = dataset.span if isinstance(dataset, (Name, Call)) else loader.call.span
-        for cls in _local_classes(flow, loader.module, dataset, 0):
-            owner = cls.qualname.split(".<locals>.")[0]
-            yield Unpicklable(loader.module, span, f"an object of `{cls.name}`, a class defined inside `{owner}`"), "dataset"
+        for instance in project.loaders.datasets(loader, frame):
+            cls = instance.cls.cls
+            if cls.nested:
+                owner = cls.qualname.split(".<locals>.")[0]
+                what = f"an object of `{cls.name}`, a class defined inside `{owner}`"
+                yield Unpicklable(loader.module, span, what, cls.qualname), "dataset"
 
-    def _diagnostic(self, problem: Unpicklable, role: str, method: StartMethod, error: bool) -> Diagnostic:
+    def _diagnostic(self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool) -> Diagnostic:
         subject = f"the {role}" if role == "dataset" else f"`{role}`"
+        raised = _exception(project, problem)
         if error:
             message = (
-                f"error: {subject} is {problem.what}, which cannot be pickled: with the "
-                f"'{method.name}' start method ({method.where}) starting the workers raises PicklingError"
+                f"{subject} is {problem.what}, which cannot be pickled: with the '{method.name}' start method "
+                f"({method.where}) starting the workers raises {raised}"
             )
         else:
             message = (
-                f"warning: {subject} is {problem.what}, which cannot be pickled: under the spawn or "
-                "forkserver start method (the default on Windows, macOS, and Linux from Python 3.14) "
-                "starting the workers raises PicklingError"
+                f"{subject} is {problem.what}, which cannot be pickled: under the spawn or forkserver start method "
+                f"(the default on Windows, macOS, and Linux from Python 3.14) starting the workers raises {raised}"
             )
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if problem.fixable else None
-        return self.report(problem.module, problem.span, message, fix)
+        return self.report(problem.module, problem.span, message, fix, "error" if error else "warning")
 
 
-def _unpicklable_callables(flow: Dataflow, module: ModuleFacts, value: Value, role: str, depth: int) -> Iterator[Unpicklable]:
-    if depth > MAX_DEPTH:
-        return
-    if isinstance(value, Lambda):
-        function = module.functions.get(value.qualname)
-        if function is not None:
-            yield Unpicklable(module, value.span, "a lambda", _hoistable(module, function))
-        return
-    if isinstance(value, Call):
-        if flow.is_partial(module, value) and value.args:
-            yield from _unpicklable_callables(flow, module, value.args[0], role, depth + 1)
-        return
-    if not isinstance(value, Name):
-        return
-    if value.qualified is None and not value.rest:
-        nested = module.functions.get(f"{value.scope}.<locals>.{value.dotted}")
-        if nested is not None and not nested.is_lambda:
-            yield _nested_def(module, nested)
-            return
-    else:
-        symbol = flow.index.resolve(value.qualified, module) if value.qualified else None
-        if isinstance(symbol, FunctionRef):
-            if symbol.function.nested and not symbol.function.is_lambda:
-                yield _nested_def(symbol.module, symbol.function)
-            return
-    for binding in flow.bindings(module, value):
-        yield from _unpicklable_callables(flow, binding.module, binding.value, role, depth + 1)
+def _exception(project: Project, problem: Unpicklable) -> str:
+    """The exception pickle raises for this object on the project's Python versions."""
+    if problem.local_name is None:
+        return "`PicklingError: Can't pickle <function <lambda>>: attribute lookup <lambda> failed`"
+    version = project.settings.python_version
+    old = f"`AttributeError: Can't pickle local object '{problem.local_name}'`"
+    new = f"`PicklingError: Can't pickle local object <{problem.local_name}>`"
+    if not version.may_be_at_least("3.14"):
+        return old + " (on some Python releases: \"Can't get local object\")"
+    if not version.may_be_below("3.14"):
+        return new
+    return f"{old} (Python 3.13 and older) or {new} (Python 3.14)"
 
 
-def _local_classes(flow: Dataflow, module: ModuleFacts, value: Value, depth: int) -> Iterator[Class]:
-    """Classes defined inside a function whose objects ``value`` may be (the dataflow
-    does not resolve local class names, so they are looked up here)."""
-    if depth > MAX_DEPTH:
-        return
-    if isinstance(value, Call) and isinstance(value.func, Name) and value.func.qualified is None:
-        local = module.classes.get(f"{value.func.scope}.<locals>.{value.func.dotted}")
-        if local is not None:
-            yield local
-        return
-    if isinstance(value, Call):
-        for instance in flow.instances(module, value):
-            if instance.cls.cls.nested:
-                yield instance.cls.cls
-        return
-    if isinstance(value, Name):
-        for binding in flow.bindings(module, value):
-            yield from _local_classes(flow, binding.module, binding.value, depth + 1)
+def _unpicklable_function(module: ModuleFacts, function: Function) -> Optional[Unpicklable]:
+    if function.is_lambda:
+        local = ".<locals>." in function.qualname or function.nested
+        qualname = _local_qualname(function) if local else None
+        return Unpicklable(module, function.span, "a lambda", qualname, _hoistable(module, function))
+    if function.nested:
+        owner = function.qualname.split(".<locals>.")[0]
+        return Unpicklable(module, function.span, f"`{function.name}`, a function defined inside `{owner}`", function.qualname)
+    return None
 
 
-def _nested_def(module: ModuleFacts, function: Function) -> Unpicklable:
-    owner = function.qualname.split(".<locals>.")[0]
-    return Unpicklable(module, function.span, f"`{function.name}`, a function defined inside `{owner}`")
+def _local_qualname(function: Function) -> str:
+    """How Python names a lambda defined in a function: ``make.<locals>.<lambda>``."""
+    head = function.qualname.rsplit(".<lambda", 1)[0]
+    return f"{head}.<locals>.<lambda>"
 
 
 def _hoistable(module: ModuleFacts, function: Function) -> bool:
@@ -208,21 +192,31 @@ def _reads_local(value: Value) -> bool:
     return not isinstance(value, Const) and not (isinstance(value, Name) and value.qualified is not None)
 
 
-def _loader_context(flow: Dataflow, loader: LoaderCall) -> Optional[StartMethod]:
-    value = loader.argument("multiprocessing_context")
-    name = _method_name(flow, loader.module, value, 0) if value is not None else None
-    return StartMethod(name, f"multiprocessing_context on the loader, {where(loader.module, loader.call.span)}") if name else None
+def _loader_context(project: Project, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
+    names = set()
+    for value in project.loaders.argument(loader, "multiprocessing_context", frame).values:
+        if isinstance(value, Constant) and isinstance(value.value, str):
+            names.add(value.value)
+        elif isinstance(value, Constant) and value.value is None:
+            continue
+        else:
+            name = _context_method(project, value)
+            if name is None:
+                return None
+            names.add(name)
+    if len(names) != 1:
+        return None
+    return StartMethod(names.pop(), f"multiprocessing_context on the loader, {where(loader.module, loader.call.span)}")
 
 
-def _method_name(flow: Dataflow, module: ModuleFacts, value: Value, depth: int) -> Optional[str]:
-    if isinstance(value, Const):
-        return value.value if isinstance(value.value, str) else None
-    if isinstance(value, Call) and any(n in CONTEXT_GETTERS for n in flow.callee_names(module, value)):
-        argument = value.argument("method", 0)
-        return argument.value if isinstance(argument, Const) and isinstance(argument.value, str) else None
-    if isinstance(value, Name) and depth < MAX_DEPTH:
-        names = {_method_name(flow, b.module, b.value, depth + 1) for b in flow.bindings(module, value)}
-        return names.pop() if len(names) == 1 else None
+def _context_method(project: Project, value) -> Optional[str]:
+    """``multiprocessing.get_context("spawn")``: the method it names."""
+    from seedlint.analysis.objects import ExternalInstance
+
+    if isinstance(value, ExternalInstance) and value.qualified in CONTEXT_GETTERS:
+        argument = value.site.call.argument("method", 0)
+        constant = project.flow.constant(argument, value.site.frame) if argument is not None else None
+        return constant.value if constant is not None and isinstance(constant.value, str) else None
     return None
 
 
@@ -232,10 +226,10 @@ def _start_method_in_code(project: Project) -> StartMethod:
     flow = project.flow
     seen: List[StartMethod] = []
     for module in project.modules:
-        for _, call in module.all_calls():
+        for function, call in module.all_calls():
             if not isinstance(call.func, Name) or "set_start_method" not in call.func.dotted:
                 continue
-            if not any(n in START_METHOD_SETTERS for n in flow.callee_names(module, call)):
+            if not flow.callee_names(call, flow.function_frame(module, function)) & START_METHOD_SETTERS:
                 continue
             argument = call.argument("method", 0)
             if isinstance(argument, Const) and isinstance(argument.value, str):

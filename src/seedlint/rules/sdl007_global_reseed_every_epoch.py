@@ -92,12 +92,12 @@ class GlobalReseedEveryEpoch(Rule):
         generator = loader.argument("generator")
         if generator is not None and not (isinstance(generator, Const) and generator.value is None):
             return False
-        if workers_may_be_positive(project.flow, loader):
+        if workers_may_be_positive(project.dataflow, loader):
             return True
         shuffle = loader.argument("shuffle")
         if shuffle is None:
             return False
-        constant = project.flow.const(loader.module, shuffle)
+        constant = project.dataflow.const(loader.module, shuffle)
         return constant is None or bool(constant.value)
 
     @staticmethod

@@ -118,7 +118,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
 
     @staticmethod
     def _loaders_have_workers(project: Project) -> bool:
-        return any(workers_may_be_positive(project.flow, loader) for loader in project.loader_calls())
+        return any(workers_may_be_positive(project.dataflow, loader) for loader in project.loader_calls())
 
     def _plain_ddp(self, project: Project, seeding: SeedingCalls, module: ModuleFacts, function: Function, found: Seeding) -> bool:
         if TORCH not in found.rngs or found.kind not in (DIRECT, HELPER):
@@ -134,7 +134,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         call = found.call
         workers = call.argument("workers", 1)
         if workers is not None:
-            constant = project.flow.const(found.module, workers)
+            constant = project.dataflow.const(found.module, workers)
             if constant is None or constant.value:
                 return
         if not self._rank_independent(seeding, found):
@@ -149,7 +149,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         yield self.report(found.module, call.span, message, fix)
 
     def _multi_process_launcher(self, project: Project) -> Optional[Tuple[ModuleFacts, Call]]:
-        flow = project.flow
+        flow = project.dataflow
         for module in project.modules:
             for _, call in module.all_calls():
                 if _last(call) not in ("Trainer", "Fabric"):
@@ -159,7 +159,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         return None
 
     def _multi_process(self, project: Project, module: ModuleFacts, call: Call) -> bool:
-        flow = project.flow
+        flow = project.dataflow
         for keyword in ("devices", "gpus"):
             value = self._argument(project, module, call, keyword)
             if value is not None and _many_devices(value):
@@ -184,7 +184,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         value = call.kwarg(keyword)
         if value is None:
             return None
-        constant = project.flow.const(module, value)
+        constant = project.dataflow.const(module, value)
         if constant is not None:
             return constant
         if isinstance(value, Seq):
@@ -201,7 +201,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         while pending:
             current, function, depth = pending.pop()
             for call in function.calls:
-                if any(n in INIT_PROCESS_GROUP for n in project.flow.callee_names(current, call)):
+                if any(n in INIT_PROCESS_GROUP for n in project.dataflow.callee_names(current, call)):
                     return True
                 if depth < MAX_CALL_DEPTH and _may_set_up_processes(call):
                     for callee, _ in loops.callees(current, function, call):

@@ -15,7 +15,7 @@ from seedlint.facts.model import (
     Name,
     Value,
 )
-from seedlint.index import ClassRef, ExternalRef
+from seedlint.analysis.index import ClassRef, ExternalRef
 from seedlint.loaders import LoaderCall
 from seedlint.rules.base import Project, Rule, where
 from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
@@ -106,14 +106,14 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             return None
         for module, call, keyword_only in self._constructions(project, loader.module, value, 0):
             shuffle = call.kwarg("shuffle") if keyword_only else call.argument("shuffle", SHUFFLE_POSITION)
-            constant = project.flow.const(module, shuffle) if shuffle is not None else None
+            constant = project.dataflow.const(module, shuffle) if shuffle is not None else None
             if constant is None or constant.value:
                 return value
         return None
 
     def _constructions(self, project: Project, module: ModuleFacts, value: Value, depth: int) -> Iterable[Tuple[ModuleFacts, Call, bool]]:
         """Calls that build a DistributedSampler ``value`` may be (keyword_only: a subclass)."""
-        for origin, call, symbol in project.flow.constructions(module, value, MAX_DEPTH, depth):
+        for origin, call, symbol in project.dataflow.constructions(module, value, MAX_DEPTH, depth):
             if isinstance(symbol, ExternalRef) and symbol.qualified in DISTRIBUTED_SAMPLERS:
                 yield origin, call, False
             elif isinstance(symbol, ClassRef) and project.index.is_subclass(symbol, DISTRIBUTED_SAMPLERS):
@@ -141,7 +141,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         """``x.set_epoch`` where ``x`` is not known to be a dataset (those have their own set_epoch)."""
         dotted = func.dotted[: -len(".set_epoch")]
         receiver = Name(dotted, func.span, func.qualified[: -len(".set_epoch")] if func.qualified else None, func.scope)
-        instances = project.flow.instances(module, receiver)
+        instances = project.dataflow.instances(module, receiver)
         return not instances or any(project.index.is_subclass(i.cls, SAMPLER_BASES) for i in instances)
 
     # ------------------------------------------------------------------ the fix
@@ -167,7 +167,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         def none(v: Value) -> bool:
             return (isinstance(v, Const) and v.value is None) or (isinstance(v, IfExp) and (none(v.body) or none(v.orelse)))
 
-        return isinstance(value, Name) and any(none(b.value) for b in project.flow.bindings(loader.module, value))
+        return isinstance(value, Name) and any(none(b.value) for b in project.dataflow.bindings(loader.module, value))
 
     @staticmethod
     def _receiver(epoch_loop: EpochLoop, loader: LoaderCall, value: Value) -> Optional[str]:

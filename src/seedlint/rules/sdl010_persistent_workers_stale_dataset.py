@@ -15,7 +15,7 @@ from seedlint.facts.model import (
     Span,
     Value,
 )
-from seedlint.index import ClassRef, FunctionRef
+from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.loaders import LoaderCall, workers_may_be_positive
 from seedlint.rules.base import Project, Rule, where
 from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
@@ -102,9 +102,9 @@ class PersistentWorkersStaleDataset(Rule):
     @staticmethod
     def _persistent(project: Project, loader: LoaderCall) -> bool:
         value = loader.argument("persistent_workers")
-        if value is None or not workers_may_be_positive(project.flow, loader):
+        if value is None or not workers_may_be_positive(project.dataflow, loader):
             return False
-        constant = project.flow.const(loader.module, value)
+        constant = project.dataflow.const(loader.module, value)
         return constant is not None and constant.value is True
 
     # ------------------------------------------------------------------ mutations in the loop
@@ -140,7 +140,7 @@ class PersistentWorkersStaleDataset(Rule):
     def _mutating_method(self, project: Project, loader: LoaderCall, method: str) -> bool:
         """A method of the (project) dataset class that changes the object: it assigns
         ``self.*``, changes one in place, or calls a method that does."""
-        for instance in project.flow.instances(loader.module, loader.argument("dataset")):
+        for instance in project.dataflow.instances(loader.module, loader.argument("dataset")):
             found = project.index.method(instance.cls, method)
             if found is not None and self._mutates(project, found, instance.cls, set()):
                 return True
@@ -178,5 +178,5 @@ class PersistentWorkersStaleDataset(Rule):
 
     def _constructions(self, project: Project, module: ModuleFacts, value: Optional[Value], depth: int) -> Iterator[Tuple[ModuleFacts, Call]]:
         """The calls that build the object ``value`` may be (classes, not factories)."""
-        for origin, call, _ in project.flow.constructions(module, value, MAX_DEPTH, depth):
+        for origin, call, _ in project.dataflow.constructions(module, value, MAX_DEPTH, depth):
             yield origin, call

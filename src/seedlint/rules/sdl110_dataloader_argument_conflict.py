@@ -54,7 +54,7 @@ class DataloaderArgumentConflict(Rule):
         return (b"batch_sampler",)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.flow
+        flow = project.dataflow
         for loader in project.loader_calls():
             batch_sampler = loader.argument("batch_sampler")
             if batch_sampler is None or may_be_none(batch_sampler):

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
+from seedlint.analysis.import_roots import ancestors, path_edits
 from seedlint.facts.model import Class, Function, ModuleFacts, Name, Value
 
 
@@ -82,13 +83,17 @@ def module_identity(path: str) -> Tuple[str, str, bool]:
 class ProjectIndex:
     """Every module seedlint has facts for, and name resolution across them."""
 
-    def __init__(self, loader: ModuleLoader) -> None:
+    def __init__(self, loader: ModuleLoader, project_root: Optional[str] = None) -> None:
         self._loader = loader
+        self.project_root = os.path.abspath(project_root) if project_root else None
         self.modules: Dict[str, ModuleFacts] = {}
         self.roots: List[str] = []
         self._root_of: Dict[str, str] = {}
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
         self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
+        self._search_roots: Dict[str, List[str]] = {}
+        self.unreadable: Dict[str, str] = {}
+        """Project modules an import names that could not be analysed (path -> dotted name)."""
 
     # ------------------------------------------------------------------ modules
     def add(self, facts: ModuleFacts, root: str) -> None:
@@ -101,21 +106,70 @@ class ProjectIndex:
     def root_of(self, module: ModuleFacts) -> str:
         return self._root_of.get(os.path.abspath(module.path), "")
 
+    def search_roots(self, near: Optional[ModuleFacts]) -> List[str]:
+        """Where ``near``'s imports are looked for, in order (see ``import_roots``)."""
+        if near is None:
+            return list(self.roots) + ([self.project_root] if self.project_root else [])
+        path = os.path.abspath(near.path)
+        found = self._search_roots.get(path)
+        if found is not None:
+            return found + [r for r in self.roots if r not in found]
+        self._search_roots[path] = []
+        ordered: List[str] = []
+        own = self.root_of(near) or module_identity(path)[1]
+        ordered.append(own)
+        ordered.extend(path_edits(near, self.project_root))
+        for setup in self._path_setup_modules(near, own):
+            ordered.extend(path_edits(setup, self.project_root))
+        ordered.extend(ancestors(os.path.dirname(path), self.project_root))
+        if self.project_root:
+            ordered.append(os.path.join(self.project_root, "src"))
+        found = [d for d in dict.fromkeys(ordered) if os.path.isdir(d)]
+        self._search_roots[path] = found
+        return found + [r for r in self.roots if r not in found]
+
+    def _path_setup_modules(self, near: ModuleFacts, own_root: str) -> List[ModuleFacts]:
+        """Sibling modules ``near`` imports that edit ``sys.path`` (``import _init_paths``)."""
+        found = []
+        directory = os.path.dirname(os.path.abspath(near.path))
+        for target in set(near.imports.values()):
+            first = target.split(".", 1)[0]
+            candidate = os.path.join(directory, first + ".py")
+            if not os.path.isfile(candidate):
+                continue
+            try:
+                with open(candidate, "rb") as handle:
+                    if b"sys.path" not in handle.read():
+                        continue
+            except OSError:
+                continue
+            loaded = self._load(candidate, first, False, own_root)
+            if loaded is not None:
+                found.append(loaded)
+        return found
+
+    def load_file(self, path: str) -> Optional[ModuleFacts]:
+        """The facts of a project file found by path, loaded now if needed."""
+        absolute = os.path.abspath(path)
+        if absolute in self.modules:
+            return self.modules[absolute]
+        name, root, is_package = module_identity(absolute)
+        return self._load(absolute, name, is_package, root)
+
     def module_named(self, dotted: str, near: Optional[ModuleFacts] = None, load: bool = True) -> Optional[ModuleFacts]:
         """The project module with that dotted name; with ``load=False`` only one already loaded."""
         if not dotted:
             return None
         if near is not None and near.name == dotted:
             return near
-        first = self.root_of(near) if near is not None else ""
+        first = os.path.abspath(near.path) if near is not None else ""
         key = (first, dotted)
         if key in self._by_name:
             return self._by_name[key]
         if not load:
             return next((m for m in self.modules.values() if m.name == dotted), None)
         found = None
-        roots = [first] if first else []
-        roots += [root for root in self.roots if root != first]
+        roots = self.search_roots(near)
         relative = dotted.replace(".", os.sep)
         for root in roots:
             for candidate, is_package in (
@@ -139,6 +193,8 @@ class ProjectIndex:
         facts = self._loader(absolute, dotted, is_package)
         if facts is not None:
             self.add(facts, root)
+        else:
+            self.unreadable[absolute] = dotted
         return facts
 
     # ------------------------------------------------------------------ names

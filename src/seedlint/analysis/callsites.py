@@ -1,0 +1,232 @@
+"""Who calls a function: the call sites the value flow binds a parameter from when the
+frame it asks about has no call site of its own.
+
+Candidates are found by spelling first (a module's calls are indexed once by the last
+identifier of the callee: ``build_loader``, ``.set_epoch``, the class name for
+``__init__``), in the modules already analysed and in the project files that mention the
+name; each candidate is then confirmed by evaluating its callee. A decorator is a call
+site too: ``@register("voc")`` calls what ``register("voc")`` returns with the class.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+from seedlint.analysis.index import ClassRef, FunctionRef
+from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Class, Function, Lambda, ModuleFacts, Name, Value
+
+MAX_NEW_FILES = 40
+"""Project files parsed to find the callers of one function; beyond it the answer is
+incomplete (the parameter may also be something else)."""
+MAX_SUBCLASS_ROUNDS = 3
+
+
+def spelled(value: Value) -> str:
+    if isinstance(value, Name):
+        return value.dotted.rsplit(".", 1)[-1]
+    if isinstance(value, Attr):
+        return value.attr
+    if isinstance(value, Call):
+        return spelled(value.func)
+    return ""
+
+
+class CallSites:
+    def __init__(self, flow) -> None:
+        self.flow = flow
+        self.index = flow.index
+        self._memo: Dict[tuple, Tuple[List[Site], bool]] = {}
+        self._by_spelling: Dict[str, Dict[str, List[Tuple[Function, Call]]]] = {}
+        self._applications: Dict[Tuple[str, str], Call] = {}
+
+    def of(self, frame: Frame) -> Tuple[List[Site], bool]:
+        """The sites that may call the frame's function (with its receiver), and whether
+        the search saw every candidate."""
+        key = (frame.function.key, frame.receiver.key if frame.receiver is not None else None)
+        found = self._memo.get(key)
+        if found is None:
+            self._memo[key] = ([], True)
+            found = self._memo[key] = self._search(frame)
+        return found
+
+    # ------------------------------------------------------------------ search
+    def _search(self, frame: Frame) -> Tuple[List[Site], bool]:
+        target = frame.function
+        names, complete = self._spellings(target)
+        if not names:
+            return [], False
+        modules, searched_all = self._modules(names, target.module)
+        complete = complete and searched_all
+        sites: List[Site] = []
+        seen: Set[tuple] = set()
+        for module in modules:
+            for function, call in self._calls_spelled(module, names):
+                caller = self._caller_frame(module, function, call, frame)
+                for site in self._matches(call, caller, frame):
+                    if site.key not in seen:
+                        seen.add(site.key)
+                        sites.append(site)
+            for call in self._decorator_applications(module, names):
+                caller = self.flow.module_frame(module)
+                for site in self._matches(call, caller, frame):
+                    if site.key not in seen:
+                        seen.add(site.key)
+                        sites.append(site)
+        return sites, complete
+
+    def _spellings(self, target: FunctionRef) -> Tuple[Set[str], bool]:
+        function = target.function
+        if function.qualname == MODULE_CODE:
+            return set(), False
+        if function.is_lambda:
+            names = {a.target.rsplit(".", 1)[-1] for f in target.module.functions.values() for a in f.assigns
+                     if isinstance(a.value, Lambda) and a.value.qualname == function.qualname}
+            return names, bool(names)
+        names = {function.name}
+        if function.name == "__init__":
+            owner = self.index.class_of(target)
+            if owner is not None:
+                names |= self._constructor_spellings(owner)
+        if ".<locals>." in function.qualname:
+            outer = target.module.functions.get(function.qualname.rsplit(".<locals>.", 1)[0])
+            if outer is not None:
+                names.add(outer.name)
+        return names, True
+
+    def constructions(self, cls: ClassRef) -> Tuple[List[Instance], bool]:
+        """Objects of ``cls`` or of a subclass, one per construction call in the project."""
+        key = ("constructions", cls.key)
+        found = self._memo.get(key)
+        if found is not None:
+            return found  # type: ignore[return-value]
+        self._memo[key] = ([], False)
+        names = self._constructor_spellings(cls, inheriting_init_only=False)
+        modules, complete = self._modules(names, cls.module)
+        instances: List[Instance] = []
+        seen: Set[tuple] = set()
+        for module in modules:
+            for function, call in self._calls_spelled(module, names):
+                frame = self.flow.function_frame(module, function)
+                for obj in self.flow.callee_objects(call, frame):
+                    if isinstance(obj, ClassObj) and any(item.key == cls.key for item in self.index.mro(obj.cls)):
+                        instance = Instance(obj.cls, Site(frame, call))
+                        if instance.key not in seen:
+                            seen.add(instance.key)
+                            instances.append(instance)
+        result = (instances, complete)
+        self._memo[key] = result  # type: ignore[assignment]
+        return result
+
+    def _constructor_spellings(self, owner: ClassRef, inheriting_init_only: bool = True) -> Set[str]:
+        """The class's name, and the names of subclasses (that inherit its ``__init__``)."""
+        names = {owner.cls.name}
+        frontier = {owner.cls.name}
+        for _ in range(MAX_SUBCLASS_ROUNDS):
+            modules, _ = self._modules(frontier, owner.module)
+            added = set()
+            for module in modules:
+                for cls in module.classes.values():
+                    if cls.name in names or not any(spelled(b) in frontier for b in cls.bases):
+                        continue
+                    if inheriting_init_only and "__init__" in cls.methods:
+                        continue
+                    ref = ClassRef(module, cls)
+                    if any(item.key == owner.key for item in self.index.mro(ref)):
+                        added.add(cls.name)
+            if not added:
+                break
+            names |= added
+            frontier = added
+        return names
+
+    def _modules(self, names: Set[str], home: ModuleFacts) -> Tuple[List[ModuleFacts], bool]:
+        """Analysed modules, plus project files that spell one of ``names`` (parsed now)."""
+        modules = {home.path: home}
+        modules.update(self.index.modules)
+        complete = True
+        files = self.flow.files
+        if files is not None:
+            fresh = [path for path in files.mentioning(sorted(names)) if path not in modules]
+            if len(fresh) > MAX_NEW_FILES:
+                complete = False
+                fresh = fresh[:MAX_NEW_FILES]
+            for path in fresh:
+                loaded = self.index.load_file(path)
+                if loaded is not None:
+                    modules[loaded.path] = loaded
+        return list(modules.values()), complete
+
+    def _calls_spelled(self, module: ModuleFacts, names: Set[str]) -> List[Tuple[Function, Call]]:
+        table = self._by_spelling.get(module.path)
+        if table is None:
+            table = self._by_spelling[module.path] = {}
+            for function, call in module.all_calls():
+                table.setdefault(spelled(call.func), []).append((function, call))
+        found: List[Tuple[Function, Call]] = []
+        for name in names:
+            found.extend(table.get(name, ()))
+        return found
+
+    def _decorator_applications(self, module: ModuleFacts, names: Set[str]) -> List[Call]:
+        """``@deco`` on a module-level class or function, as the call ``deco(cls)``."""
+        found: List[Call] = []
+        for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
+            if "." in definition.qualname:
+                continue
+            for decorator in definition.decorators:
+                if spelled(decorator) in names:
+                    found.append(self._application(module, definition, decorator))
+        return found
+
+    def _application(self, module: ModuleFacts, definition, decorator: Value) -> Call:
+        key = (module.path, f"{definition.qualname}@{id(decorator)}")
+        call = self._applications.get(key)
+        if call is None:
+            qualified = f"{module.name}.{definition.qualname}" if module.name else definition.qualname
+            argument = Name(definition.name, definition.span, qualified, "")
+            call = self._applications[key] = Call(decorator, (argument,), (), definition.span)
+        return call
+
+    # ------------------------------------------------------------------ matching
+    def _caller_frame(self, module: ModuleFacts, function: Function, call: Call, target: Frame) -> Frame:
+        """``self.m(...)`` inside the class of the target's receiver runs with that receiver."""
+        receiver = target.receiver
+        func = call.func
+        if (
+            isinstance(receiver, Instance) and function.class_name is not None and function.params
+            and isinstance(func, Name) and func.qualified is None and func.root == function.params[0]
+        ):
+            owner = ClassRef(module, module.classes[function.class_name]) if function.class_name in module.classes else None
+            if owner is not None and any(item.key == owner.key for item in self.index.mro(receiver.cls)):
+                return self.flow.method_frame(FunctionRef(module, function), receiver)
+        return self.flow.function_frame(module, function)
+
+    def _matches(self, call: Call, caller: Frame, target: Frame) -> List[Site]:
+        wanted = target.function.key
+        receiver = target.receiver
+        found: List[Site] = []
+        for obj in self.flow.callee_objects(call, caller):
+            if isinstance(obj, FunctionObj) and obj.function.key == wanted:
+                if receiver is not None and obj.receiver is not None and not _compatible(self.index, obj.receiver, receiver):
+                    continue
+                offset = 1 if obj.receiver is not None and self.flow.receiver_param(obj.function) else 0
+                found.append(Site(caller, call, offset, obj.partial))
+            elif isinstance(obj, ClassObj) and target.function.function.name == "__init__":
+                init = self.index.method(obj.cls, "__init__")
+                if init is not None and init.key == wanted:
+                    if receiver is None or _compatible(self.index, Instance(obj.cls, None), receiver):
+                        found.append(Site(caller, call, 1))
+            elif isinstance(obj, Instance) and target.function.function.name == "__call__":
+                method = self.index.method(obj.cls, "__call__")
+                if method is not None and method.key == wanted:
+                    found.append(Site(caller, call, 1))
+        return found
+
+
+def _compatible(index, found, wanted) -> bool:
+    """The object a call is made on may be the target frame's receiver."""
+    if not isinstance(found, Instance) or not isinstance(wanted, Instance):
+        return found == wanted or not isinstance(found, Instance)
+    keys = {item.key for item in index.mro(found.cls)}
+    return wanted.cls.key in keys or found.cls.key in {item.key for item in index.mro(wanted.cls)}

@@ -1,0 +1,1060 @@
+"""The value flow: which objects an expression may evaluate to, across the project.
+
+``ValueFlow.eval(value, frame)`` answers "which project classes, functions, instances,
+constants, dicts, sequences or library objects may this be" for an expression of the
+module facts, evaluated in a frame. It follows:
+
+- names to their assignments (flow-insensitive: every assignment in the function, minus
+  those whose ``if`` guards cannot hold in the frame), loop variables to the elements of
+  what the loop iterates, and lists to what ``append``/``extend`` add;
+- parameters to the argument the frame's call site passes (positional, keyword,
+  ``*args``/``**kwargs``, ``functools.partial``), or, with no call site, to what every
+  caller in the project passes (``callsites.py``), or to the default;
+- return values and ``yield``s of project functions, in a frame for that call;
+- attributes of instances to every ``self.x = ...`` in the class's MRO (the construction
+  call binds ``__init__``'s parameters), class attributes, properties, and assignments
+  made from outside (``obj.x = v``);
+- dict and sequence displays, subscripts, ``**kwargs`` dicts, registries (``registries.py``),
+  ``getattr``, ``importlib.import_module``, ``eval``/``globals()``, ``type(...)``.
+
+Answers are sets of ``objects.Obj``; ``UNKNOWN`` in a set means "and possibly something
+else". Every answer is memoised for the run. The bounds are named once, here and in
+``objects.MAX_CONTEXT``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from seedlint.analysis import library
+from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ModuleRef, ProjectIndex, VariableRef
+from seedlint.analysis.objects import (
+    MAX_CONTEXT,
+    NONE,
+    NOTHING,
+    UNKNOWN,
+    UNKNOWN_SET,
+    ClassObj,
+    Constant,
+    DictObj,
+    Entry,
+    External,
+    ExternalInstance,
+    Frame,
+    FunctionObj,
+    Instance,
+    MethodOf,
+    ModuleObj,
+    Obj,
+    SeqObj,
+    Site,
+    SuperObj,
+    Values,
+)
+from seedlint.facts.model import (
+    MODULE_CODE,
+    Attr,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Comprehension,
+    Const,
+    DictDisplay,
+    Function,
+    Guard,
+    IfExp,
+    Lambda,
+    ModuleFacts,
+    Name,
+    Not,
+    Seq,
+    Subscript,
+    Value,
+)
+
+MAX_EVAL_DEPTH = 48
+"""Nested evaluations before an answer is given up as UNKNOWN."""
+MAX_VALUES = 64
+"""A value set wider than this keeps its first members and UNKNOWN."""
+LIST_MUTATORS = {"append": False, "extend": True, "insert": False, "add": False}
+"""Methods that add to a list (True: the argument's elements, not the argument)."""
+DICT_MUTATORS = frozenset({"update", "setdefault"})
+
+
+def union(sets: Iterable[Values]) -> Values:
+    found: Set[Obj] = set()
+    for values in sets:
+        found |= values
+    if len(found) > MAX_VALUES:
+        kept = sorted(found, key=lambda o: repr(o.key))[:MAX_VALUES]
+        return frozenset(kept) | UNKNOWN_SET
+    return frozenset(found)
+
+
+class ValueFlow:
+    def __init__(self, index: ProjectIndex, files=None) -> None:
+        from seedlint.analysis.callsites import CallSites
+        from seedlint.analysis.registries import Registries
+
+        self.index = index
+        self.files = files
+        self.callsites = CallSites(self)
+        self.registries = Registries(self)
+        self._frames: Dict[tuple, Frame] = {}
+        self._eval: Dict[tuple, Values] = {}
+        self._attributes: Dict[tuple, Values] = {}
+        self._params: Dict[tuple, Values] = {}
+        self._globals: Dict[tuple, Values] = {}
+        self._mutations: Dict[tuple, List[Tuple[Call, bool]]] = {}
+        self._outside: Optional[Dict[str, list]] = None
+        self._outside_count = -1
+        self._depth = 0
+
+    # ================================================================== frames
+    def frame(self, function: FunctionRef, receiver: Optional[Obj] = None, site: Optional[Site] = None) -> Frame:
+        if site is not None and site.frame.depth >= MAX_CONTEXT:
+            site = None
+        if isinstance(receiver, Instance) and receiver.site is not None and receiver.site.frame.depth >= MAX_CONTEXT:
+            receiver = Instance(receiver.cls, None, receiver.via or (receiver.site.frame.module, receiver.site.call))
+        key = (function.key, receiver.key if receiver is not None else None, site.key if site is not None else None)
+        found = self._frames.get(key)
+        if found is None:
+            found = self._frames[key] = Frame(function, receiver, site)
+        return found
+
+    def module_frame(self, module: ModuleFacts) -> Frame:
+        return self.frame(FunctionRef(module, module.module_code))
+
+    def function_frame(self, module: ModuleFacts, function: Function) -> Frame:
+        """The frame of a function called from anywhere."""
+        return self.frame(FunctionRef(module, function))
+
+    def method_frame(self, method: FunctionRef, instance: Obj) -> Frame:
+        """The frame a method runs in for ``instance``: ``__init__`` with the construction's
+        arguments, any other method with whatever its callers pass."""
+        site = instance.site if isinstance(instance, Instance) and method.function.name == "__init__" else None
+        if site is not None:
+            site = Site(site.frame, site.call, 1, site.prefix)
+        return self.frame(method, instance, site)
+
+    # ================================================================== evaluation
+    def eval(self, value: Optional[Value], frame: Frame) -> Values:
+        if value is None:
+            return UNKNOWN_SET
+        key = (id(value), frame.key)
+        found = self._eval.get(key)
+        if found is not None:
+            return found
+        if self._depth > MAX_EVAL_DEPTH:
+            return UNKNOWN_SET
+        self._eval[key] = NOTHING  # a cycle sees nothing more than what the other paths give
+        self._depth += 1
+        try:
+            found = self._evaluate(value, frame)
+        finally:
+            self._depth -= 1
+        self._eval[key] = found
+        return found
+
+    def _evaluate(self, value: Value, frame: Frame) -> Values:
+        if isinstance(value, Const):
+            return frozenset({Constant(value.value)})
+        if isinstance(value, Name):
+            return self._name(value, frame)
+        if isinstance(value, Call):
+            return self._call(value, frame)
+        if isinstance(value, Attr):
+            return self.attribute(self.eval(value.value, frame), value.attr)
+        if isinstance(value, Subscript):
+            return self.item(self.eval(value.value, frame), value.index, frame)
+        if isinstance(value, Seq):
+            return frozenset({SeqObj(Entry(item, frame) for item in value.items)})
+        if isinstance(value, DictDisplay):
+            entries = [Entry(v, frame, self._static_key(k, frame)) for k, v in zip(value.keys, value.values)]
+            entries += [Entry(star, frame, Entry.ANY, spread=True) for star in value.stars]
+            return frozenset({DictObj(entries)})
+        if isinstance(value, IfExp):
+            return self.eval(value.body, frame) | self.eval(value.orelse, frame)
+        if isinstance(value, Lambda):
+            function = frame.module.functions.get(value.qualname)
+            return frozenset({FunctionObj(FunctionRef(frame.module, function))}) if function is not None else UNKNOWN_SET
+        if isinstance(value, BinOp):
+            return self._binop(value, frame)
+        if isinstance(value, Comprehension):
+            return frozenset({SeqObj([Entry(value.element, frame)], indexable=False)})
+        if isinstance(value, BoolOp):
+            return union(self.eval(v, frame) for v in value.values)
+        if isinstance(value, (Compare, Not)):
+            truth = self.truth(value, frame)
+            return frozenset({Constant(truth)}) if truth is not None else UNKNOWN_SET
+        return UNKNOWN_SET
+
+    def _static_key(self, key: Value, frame: Frame) -> object:
+        constant = self.constant(key, frame)
+        return constant.value if constant is not None else Entry.ANY
+
+    def constant(self, value: Value, frame: Frame) -> Optional[Constant]:
+        """The constant ``value`` certainly is, if any."""
+        if isinstance(value, Const):
+            return Constant(value.value)
+        values = self.eval(value, frame)
+        if len(values) == 1:
+            only = next(iter(values))
+            if isinstance(only, Constant):
+                return only
+        return None
+
+    # ------------------------------------------------------------------ names
+    def _name(self, name: Name, frame: Frame) -> Values:
+        if name.qualified is not None:
+            return self.global_name(name.qualified, frame.module)
+        module = frame.module
+        if name.scope != frame.function.function.qualname:
+            scope = module.functions.get(name.scope)
+            if scope is None:
+                return UNKNOWN_SET
+            frame = self._enclosing_frame(frame, scope)
+        values = self._local(name.root, frame)
+        for part in name.rest.split(".") if name.rest else ():
+            values = self.attribute(values, part)
+        return values
+
+    def _enclosing_frame(self, frame: Frame, scope: Function) -> Frame:
+        """A closure reads its enclosing function's locals: in that function's own frame
+        when the closure was made there (a lambda defined in the frame's function), else
+        from any call."""
+        return self.function_frame(frame.module, scope)
+
+    def _local(self, root: str, frame: Frame) -> Values:
+        function = frame.function.function
+        module = frame.module
+        if root in function.params:
+            return self.param(frame, root)
+        found: List[Values] = []
+        for assign in function.assigns:
+            if assign.target == root and self.guards_may_hold(assign.guards, frame):
+                found.append(self.eval(assign.value, frame))
+        for loop in function.loops:
+            if loop.target == root:
+                found.append(self.elements(self.eval(loop.iterable, frame)))
+        nested = module.functions.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
+        if nested is not None:
+            found.append(frozenset({FunctionObj(FunctionRef(module, nested))}))
+        local_class = module.classes.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
+        if local_class is not None:
+            found.append(frozenset({ClassObj(ClassRef(module, local_class))}))
+        if function.qualname == MODULE_CODE:
+            return self.global_name(f"{module.name}.{root}" if module.name else root, module)
+        values = union(found) if found else UNKNOWN_SET
+        return self._with_mutations(values, function, root, frame)
+
+    def _with_mutations(self, values: Values, function: Function, dotted: str, frame: Frame) -> Values:
+        """A list or dict that ``dotted.append(x)`` / ``dotted.update(...)`` calls in
+        ``function`` add to: their arguments join its entries."""
+        if not any(isinstance(v, (SeqObj, DictObj)) for v in values):
+            return values
+        mutations = self._mutation_calls(frame.module, function, dotted)
+        if not mutations:
+            return values
+        changed: Set[Obj] = set()
+        for obj in values:
+            if isinstance(obj, SeqObj):
+                extra = [Entry(call.args[-1], frame, spread=spread) for call, spread in mutations if call.args and not _is_dict_mutator(call)]
+                changed.add(SeqObj(obj.entries + tuple(extra), obj.open, indexable=False))
+            elif isinstance(obj, DictObj):
+                extra = []
+                for call, _ in mutations:
+                    if not _is_dict_mutator(call):
+                        continue
+                    extra += [Entry(v, frame, key) for key, v in call.kwargs]
+                    extra += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1] if _spelled_last(call) == "update"]
+                changed.add(DictObj(obj.entries + tuple(extra), obj.open, obj.origin))
+            else:
+                changed.add(obj)
+        return frozenset(changed)
+
+    def _mutation_calls(self, module: ModuleFacts, function: Function, dotted: str) -> List[Tuple[Call, bool]]:
+        key = (module.path, function.qualname, dotted)
+        found = self._mutations.get(key)
+        if found is None:
+            found = []
+            for call in function.calls:
+                func = call.func
+                if isinstance(func, Name) and func.qualified is None and func.dotted.rpartition(".")[0] == dotted:
+                    method = func.dotted.rpartition(".")[2]
+                    if method in LIST_MUTATORS or method in DICT_MUTATORS:
+                        found.append((call, LIST_MUTATORS.get(method, False)))
+            self._mutations[key] = found
+        return found
+
+    def global_name(self, qualified: str, near: ModuleFacts) -> Values:
+        """What a fully qualified name stands for: a project module's member, or a library object."""
+        key = (qualified, near.path)
+        found = self._globals.get(key)
+        if found is not None:
+            return found
+        self._globals[key] = UNKNOWN_SET
+        found = self._resolve_global(qualified, near)
+        self._globals[key] = found
+        return found
+
+    def _resolve_global(self, qualified: str, near: ModuleFacts) -> Values:
+        if qualified.startswith("builtins."):
+            return frozenset({External(qualified[len("builtins."):])})
+        parts = qualified.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = self.index.module_named(".".join(parts[:cut]), near)
+            if module is not None:
+                values: Values = frozenset({ModuleObj(module)})
+                for part in parts[cut:]:
+                    values = self.attribute(values, part)
+                return values
+        return frozenset({External(qualified)})
+
+    def module_member(self, module: ModuleFacts, name: str) -> Values:
+        key = ("member", module.path, name)
+        found = self._attributes.get(key)
+        if found is not None:
+            return found
+        self._attributes[key] = UNKNOWN_SET
+        found = self._module_member(module, name)
+        self._attributes[key] = found
+        return found
+
+    def _module_member(self, module: ModuleFacts, name: str) -> Values:
+        if name in module.imports:
+            return self.global_name(module.imports[name], module)
+        if name in module.classes:
+            return frozenset({ClassObj(ClassRef(module, module.classes[name]))})
+        if name in module.functions and name != MODULE_CODE:
+            return frozenset({FunctionObj(FunctionRef(module, module.functions[name]))})
+        if module.toplevel.get(name) == "assign":
+            frame = self.module_frame(module)
+            found = [self.eval(a.value, frame) for a in module.module_code.assigns if a.target == name]
+            values = union(found) if found else UNKNOWN_SET
+            values = self._with_mutations(values, module.module_code, name, frame)
+            return frozenset(v.with_origin((module.path, name)) if isinstance(v, DictObj) else v for v in values)
+        for star in module.star_imports:
+            target = self.index.module_named(star, module)
+            if target is not None and target is not module and _exported(target, name):
+                found = self.module_member(target, name)
+                if found != UNKNOWN_SET:
+                    return found
+        if module.name:
+            sub = self.index.module_named(f"{module.name}.{name}", module)
+            if sub is not None:
+                return frozenset({ModuleObj(sub)})
+        return UNKNOWN_SET
+
+    # ------------------------------------------------------------------ parameters
+    def param(self, frame: Frame, name: str) -> Values:
+        key = (frame.key, name)
+        found = self._params.get(key)
+        if found is not None:
+            return found
+        self._params[key] = NOTHING
+        found = self._param(frame, name)
+        self._params[key] = found
+        return found
+
+    def _param(self, frame: Frame, name: str) -> Values:
+        function = frame.function.function
+        position = function.params.index(name)
+        if position == 0 and self.receiver_param(frame.function):
+            if frame.receiver is not None:
+                return frozenset({frame.receiver})
+            if frame.site is None:
+                owner = self.index.class_of(frame.function)
+                if owner is None:
+                    return UNKNOWN_SET
+                return frozenset({ClassObj(owner) if _is_classmethod(function) else Instance(owner, None)})
+        if frame.site is not None:
+            return self.bound_argument(frame.function, frame.site, name)
+        sites, complete = self.callsites.of(frame)
+        found = [self.bound_argument(frame.function, site, name) for site in sites]
+        if not sites:
+            default = _default(function, name)
+            found.append(self.eval(default, frame) if default is not None else UNKNOWN_SET)
+        if not complete:
+            found.append(UNKNOWN_SET)
+        return union(found)
+
+    def receiver_param(self, function: FunctionRef) -> bool:
+        """Whether the function's first parameter is bound to the object (or class) it is called on."""
+        fn = function.function
+        if fn.class_name is None or not fn.params or fn.is_lambda or fn.nested and fn.class_name is None:
+            return False
+        return not any(isinstance(d, Name) and d.dotted == "staticmethod" for d in fn.decorators)
+
+    def parameter_expressions(self, frame: Frame, name: str) -> Tuple[List[Tuple[Value, Frame]], bool]:
+        """The expressions (with the frames they are evaluated in) a parameter may be bound
+        to in ``frame``, and whether that list is complete. Defaults are included where a
+        call may not pass the parameter; ``*args``/``**kwargs`` parameters have none."""
+        function = frame.function.function
+        if frame.site is not None:
+            return self._site_expressions(frame.function, frame.site, name)
+        sites, complete = self.callsites.of(frame)
+        found: List[Tuple[Value, Frame]] = []
+        for site in sites:
+            expressions, closed = self._site_expressions(frame.function, site, name)
+            found.extend(expressions)
+            complete = complete and closed
+        if not sites:
+            default = _default(function, name)
+            if default is not None:
+                found.append((default, frame))
+            else:
+                complete = False
+        return found, complete
+
+    def _site_expressions(self, function: FunctionRef, site: Site, name: str) -> Tuple[List[Tuple[Value, Frame]], bool]:
+        fn = function.function
+        kinds = fn.param_kinds or ("normal",) * len(fn.params)
+        kind = kinds[fn.params.index(name)]
+        if kind in ("star", "starstar"):
+            return [], False
+        callee_frame = self.frame(function, None, site)
+        if kind in ("posonly", "normal"):
+            positional_params = [p for p, k in zip(fn.params, kinds) if k in ("posonly", "normal")]
+            position = positional_params.index(name) - site.offset
+            arguments, closed = self.positional_arguments(site)
+            if 0 <= position < len(arguments):
+                return [arguments[position]], True
+            if position >= len(arguments) and not closed:
+                return [], False
+        if kind != "posonly":
+            for key, value, frame in reversed(site.keywords()):
+                if key == name:
+                    return [(value, frame)], True
+        found: List[Tuple[Value, Frame]] = []
+        complete = not (site.call.star_kwargs and not site.double_stars())
+        for value, frame in site.double_stars():
+            for obj in self.eval(value, frame):
+                if not isinstance(obj, DictObj):
+                    complete = False
+                    continue
+                for entry in self.dict_entries(obj):
+                    if entry.key == name:
+                        found.append((entry.value, entry.frame))
+                    elif entry.key is Entry.ANY:
+                        complete = False
+                complete = complete and not obj.open
+        default = _default(fn, name)
+        if default is not None:
+            found.append((default, callee_frame))
+        elif not found:
+            complete = False
+        return found, complete
+
+    def bound_argument(self, function: FunctionRef, site: Site, name: str) -> Values:
+        """The values ``site`` passes for the parameter ``name`` of ``function``."""
+        fn = function.function
+        kinds = fn.param_kinds or ("normal",) * len(fn.params)
+        index = fn.params.index(name)
+        kind = kinds[index]
+        positional_params = [p for p, k in zip(fn.params, kinds) if k in ("posonly", "normal")]
+        callee_frame = self.frame(function, None, site)
+        if kind == "star":
+            arguments, closed = self.positional_arguments(site)
+            extra = arguments[max(0, len(positional_params) - site.offset):]
+            entries = [Entry(v, f) for v, f in extra]
+            if not closed:
+                entries += [Entry(v, f, spread=True) for v, f in site.stars()]
+            return frozenset({SeqObj(entries, open=False, indexable=closed)})
+        if kind == "starstar":
+            named = set(fn.params)
+            entries = [Entry(v, f, key) for key, v, f in site.keywords() if key not in named]
+            entries += [Entry(v, f, Entry.ANY, spread=True) for v, f in site.double_stars()]
+            return frozenset({DictObj(entries, open=site.call.star_kwargs and not site.double_stars())})
+        if kind in ("posonly", "normal"):
+            position = positional_params.index(name) - site.offset
+            arguments, closed = self.positional_arguments(site)
+            if 0 <= position < len(arguments):
+                value, frame = arguments[position]
+                return self.eval(value, frame)
+            if position >= len(arguments) and not closed:
+                return union(self.elements(self.eval(v, f)) for v, f in site.stars()) | UNKNOWN_SET
+        if kind != "posonly":
+            for key, value, frame in reversed(site.keywords()):
+                if key == name:
+                    return self.eval(value, frame)
+        found: List[Values] = []
+        passed_maybe = False
+        for value, frame in site.double_stars():
+            for obj in self.eval(value, frame):
+                if isinstance(obj, DictObj):
+                    for entry in self.dict_entries(obj):
+                        if entry.key == name:
+                            found.append(self.eval(entry.value, entry.frame))
+                        elif entry.key is Entry.ANY:
+                            passed_maybe = True
+                    passed_maybe = passed_maybe or obj.open
+                else:
+                    passed_maybe = True
+        if passed_maybe or (site.call.star_kwargs and not site.double_stars()):
+            found.append(UNKNOWN_SET)
+        if not found or passed_maybe:
+            default = _default(fn, name)
+            found.append(self.eval(default, callee_frame) if default is not None else UNKNOWN_SET)
+        return union(found)
+
+    def positional_arguments(self, site: Site) -> Tuple[List[Tuple[Value, Frame]], bool]:
+        """The positional arguments a site passes, with ``*x`` expanded when ``x`` is a
+        sequence whose elements are known in order; False when the tail is not known."""
+        arguments = site.positional()
+        for value, frame in site.stars():
+            values = self.eval(value, frame)
+            only = next(iter(values)) if len(values) == 1 else None
+            if not isinstance(only, SeqObj) or not only.indexable or only.open:
+                return arguments, False
+            arguments = arguments + [(e.value, e.frame) for e in only.entries]
+        return arguments, True
+
+    # ------------------------------------------------------------------ calls
+    def _call(self, call: Call, frame: Frame) -> Values:
+        func = call.func
+        if isinstance(func, Attr) and isinstance(func.value, Call) and self._is_super_call(func.value, frame):
+            receiver = self._super(frame)
+            callees = self.attribute(receiver, func.attr)
+        else:
+            callees = self.eval(func, frame)
+        return union(self.call_object(obj, Site(frame, call)) for obj in callees)
+
+    def _is_super_call(self, call: Call, frame: Frame) -> bool:
+        return isinstance(call.func, Name) and call.func.qualified == "builtins.super"
+
+    def _super(self, frame: Frame) -> Values:
+        owner = self.index.class_of(frame.function)
+        if owner is None:
+            return UNKNOWN_SET
+        receivers = self.param(frame, frame.function.function.params[0]) if frame.function.function.params else UNKNOWN_SET
+        return frozenset(SuperObj(owner, r) for r in receivers if r is not None) or frozenset({SuperObj(owner, None)})
+
+    def call_object(self, obj: Obj, site: Site) -> Values:
+        if isinstance(obj, ClassObj):
+            return frozenset({Instance(obj.cls, site)})
+        if isinstance(obj, FunctionObj):
+            return self._call_function(obj, site)
+        if isinstance(obj, External):
+            return self._call_external(obj.qualified, site)
+        if isinstance(obj, Instance):
+            method = self.index.method(obj.cls, "__call__")
+            if method is None:
+                return UNKNOWN_SET
+            return self._call_function(FunctionObj(method, obj), site)
+        if isinstance(obj, MethodOf):
+            return self._call_method_of(obj, site)
+        return UNKNOWN_SET
+
+    def callee_frame(self, obj: FunctionObj, site: Site) -> Frame:
+        offset = 1 if obj.receiver is not None and self.receiver_param(obj.function) else 0
+        return self.frame(obj.function, obj.receiver, Site(site.frame, site.call, offset, obj.partial))
+
+    def _call_function(self, obj: FunctionObj, site: Site) -> Values:
+        function = obj.function.function
+        if obj.receiver is not None and self.registries.is_registry(obj.receiver):
+            if function.name in library.REGISTRY_BUILDS:
+                config = site.call.args[0] if site.call.args else None
+                return self.registries.build(frozenset({obj.receiver}), config, site.frame, site)
+            if function.name in library.REGISTRY_LOOKUPS and site.call.args:
+                return self.registries.lookup(obj.receiver, site.call.args[0], site.frame)
+        if any(_spelled(d) == "property" for d in function.decorators):
+            return UNKNOWN_SET
+        frame = self.callee_frame(obj, site)
+        if function.yields or function.yield_froms:
+            entries = [Entry(v, frame) for v in function.yields] + [Entry(v, frame, spread=True) for v in function.yield_froms]
+            return frozenset({SeqObj(entries, indexable=False)})
+        if not function.returns:
+            return frozenset({NONE})
+        return union(self.eval(value, frame) for value in function.returns)
+
+    def _call_external(self, qualified: str, site: Site) -> Values:
+        call, frame = site.call, site.frame
+        if qualified in library.PASS_THROUGH:
+            argument = call.args[library.PASS_THROUGH[qualified]] if len(call.args) > library.PASS_THROUGH[qualified] else None
+            if argument is not None:
+                return self.eval(argument, frame)
+            return UNKNOWN_SET if qualified not in ("list", "tuple") else frozenset({SeqObj([])})
+        if qualified in library.DATASET_COMBINERS:
+            argument = call.argument("datasets", 0)
+            return self.elements(self.eval(argument, frame)) if argument is not None else UNKNOWN_SET
+        if qualified in library.SPLITTERS:
+            argument = call.argument("dataset", 0)
+            return frozenset({SeqObj([Entry(argument, frame)], indexable=False)}) if argument is not None else UNKNOWN_SET
+        if qualified in library.PARTIAL and call.args:
+            found: Set[Obj] = set()
+            for target in self.eval(call.args[0], frame):
+                if isinstance(target, FunctionObj):
+                    found.add(FunctionObj(target.function, target.receiver, site))
+                elif isinstance(target, ClassObj):
+                    found.add(target)
+                else:
+                    found.add(UNKNOWN)
+            return frozenset(found)
+        if qualified in library.DICT:
+            entries = [Entry(v, frame, key) for key, v in call.kwargs]
+            entries += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1]]
+            entries += [Entry(v, frame, Entry.ANY, spread=True) for v in call.double_stars]
+            return frozenset({DictObj(entries, open=call.star_args)})
+        if qualified in library.GETATTR and len(call.args) >= 2:
+            return self._getattr(call, frame)
+        if qualified in library.IMPORT_MODULE and call.args:
+            name = self.constant(call.args[0], frame)
+            if name is not None and isinstance(name.value, str):
+                module = self.index.module_named(name.value, frame.module)
+                return frozenset({ModuleObj(module)}) if module is not None else frozenset({External(name.value)})
+            return UNKNOWN_SET
+        if qualified in library.NAMESPACE_LOOKUPS:
+            return self._namespace(frame.module) if qualified == "eval" else frozenset({MethodOf(ModuleObj(frame.module), "__dict__")})
+        if qualified in library.SUPER:
+            return self._super(frame)
+        if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
+            return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
+        return frozenset({ExternalInstance(qualified, site)})
+
+    def _getattr(self, call: Call, frame: Frame) -> Values:
+        holders = self.eval(call.args[0], frame)
+        name = self.constant(call.args[1], frame)
+        found: List[Values] = []
+        if name is not None and isinstance(name.value, str):
+            found.append(self.attribute(holders, name.value))
+        else:
+            for holder in holders:
+                if isinstance(holder, ModuleObj):
+                    found.append(self._namespace(holder.module, own_only=True))
+                else:
+                    found.append(UNKNOWN_SET)
+        if len(call.args) > 2:
+            found.append(self.eval(call.args[2], frame))
+        return union(found)
+
+    def _namespace(self, module: ModuleFacts, own_only: bool = False) -> Values:
+        """Every project class and function a module can name: ``eval(cfg.model)``,
+        ``globals()[name]``, ``getattr(module, name)``."""
+        found: List[Values] = [frozenset({UNKNOWN})]
+        for name, kind in module.toplevel.items():
+            if kind in ("class", "def"):
+                found.append(self.module_member(module, name))
+        if not own_only:
+            for name in module.imports:
+                values = self.module_member(module, name)
+                found.append(frozenset(v for v in values if isinstance(v, (ClassObj, FunctionObj))))
+        return union(found)
+
+    def _call_method_of(self, obj: MethodOf, site: Site) -> Values:
+        receiver, name, call, frame = obj.receiver, obj.name, site.call, site.frame
+        if isinstance(receiver, DictObj):
+            if name in ("get", "pop", "setdefault") and call.args:
+                found = self.item(frozenset({receiver}), call.args[0], frame)
+                if len(call.args) > 1:
+                    found |= self.eval(call.args[1], frame)
+                elif name == "get":
+                    found |= frozenset({NONE})
+                return found
+            if name == "copy":
+                return frozenset({receiver})
+            if name == "values":
+                return frozenset({SeqObj((e for e in self.dict_entries(receiver)), receiver.open, indexable=False)})
+            return UNKNOWN_SET
+        if isinstance(receiver, ExternalInstance) and name in library.RETURNS_RECEIVER:
+            return frozenset({receiver})
+        if isinstance(receiver, SeqObj) and name in ("copy", "__iter__"):
+            return frozenset({receiver})
+        if self.registries.is_registry(receiver):
+            if name in library.REGISTRY_LOOKUPS and call.args:
+                return self.registries.lookup(receiver, call.args[0], frame)
+            if name in library.REGISTRY_BUILDS:
+                config = call.args[0] if call.args else None
+                return self.registries.build(frozenset({receiver}), config, frame, site)
+        if isinstance(receiver, ModuleObj) and name == "__dict__":
+            return UNKNOWN_SET
+        return UNKNOWN_SET
+
+    # ------------------------------------------------------------------ attributes
+    def attribute(self, values: Values, name: str) -> Values:
+        return union(self.attribute_of(obj, name) for obj in values)
+
+    def attribute_of(self, obj: Obj, name: str) -> Values:
+        key = (obj.key, name)
+        found = self._attributes.get(key)
+        if found is not None:
+            return found
+        self._attributes[key] = NOTHING
+        found = self._attribute_of(obj, name)
+        self._attributes[key] = found
+        return found
+
+    def _attribute_of(self, obj: Obj, name: str) -> Values:
+        if isinstance(obj, ModuleObj):
+            return self.module_member(obj.module, name)
+        if isinstance(obj, Instance):
+            return self._instance_attribute(obj, name)
+        if isinstance(obj, ClassObj):
+            return self._class_attribute(obj.cls, name)
+        if isinstance(obj, External):
+            return frozenset({External(f"{obj.qualified}.{name}")})
+        if isinstance(obj, SuperObj):
+            return self._super_attribute(obj, name)
+        if isinstance(obj, ExternalInstance):
+            held = library.LIBRARY_ATTRIBUTES.get(obj.qualified, {}).get(name)
+            if held is not None:
+                argument = obj.site.call.argument(*held)
+                return self.eval(argument, obj.site.frame) if argument is not None else frozenset({NONE})
+            return frozenset({MethodOf(obj, name)})
+        if isinstance(obj, (DictObj, SeqObj, Constant, FunctionObj, MethodOf)):
+            return frozenset({MethodOf(obj, name)})
+        return UNKNOWN_SET
+
+    def _class_attribute(self, cls: ClassRef, name: str) -> Values:
+        method = self.index.method(cls, name)
+        if method is not None:
+            if _is_classmethod(method.function):
+                return frozenset({FunctionObj(method, ClassObj(cls))})
+            return frozenset({FunctionObj(method)})
+        found: List[Values] = []
+        for item in self.index.mro(cls):
+            frame = self.module_frame(item.module)
+            found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]
+            nested = item.module.classes.get(f"{item.cls.qualname}.{name}")
+            if nested is not None:
+                found.append(frozenset({ClassObj(ClassRef(item.module, nested))}))
+        return union(found) if found else UNKNOWN_SET
+
+    def _instance_attribute(self, instance: Instance, name: str) -> Values:
+        cls = instance.cls
+        method = self.index.method(cls, name)
+        if method is not None:
+            decorators = method.function.decorators
+            if any(_spelled(d) in ("property", "cached_property") for d in decorators):
+                frame = self.method_frame(method, instance)
+                return union(self.eval(v, frame) for v in method.function.returns) if method.function.returns else UNKNOWN_SET
+            if any(isinstance(d, Name) and d.dotted == "staticmethod" for d in decorators):
+                return frozenset({FunctionObj(method)})
+            if _is_classmethod(method.function):
+                return frozenset({FunctionObj(method, ClassObj(cls))})
+            return frozenset({FunctionObj(method, instance)})
+        found: List[Values] = []
+        unknown_base = False
+        for item in self.index.mro(cls):
+            for qualname in item.cls.methods.values():
+                function = item.module.functions[qualname]
+                if not function.params or not self.receiver_param(FunctionRef(item.module, function)):
+                    continue
+                target = f"{function.params[0]}.{name}"
+                assigns = [a for a in function.assigns if a.target == target]
+                mutations = self._mutation_calls(item.module, function, target)
+                if not assigns and not mutations:
+                    continue
+                frame = self.method_frame(FunctionRef(item.module, function), instance)
+                values = union(self.eval(a.value, frame) for a in assigns if self.guards_may_hold(a.guards, frame))
+                if mutations:
+                    values = self._with_mutations(values or frozenset({SeqObj([], indexable=False)}), function, target, frame)
+                found.append(values)
+            frame = self.module_frame(item.module)
+            found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]
+            nested = item.module.classes.get(f"{item.cls.qualname}.{name}")
+            if nested is not None:
+                found.append(frozenset({ClassObj(ClassRef(item.module, nested))}))
+            unknown_base = unknown_base or any(
+                not isinstance(b, ClassRef) and not (isinstance(b, ExternalRef) and b.qualified in ("object", "typing.Generic"))
+                for b in self.index.bases(item)
+            )
+        found += self._outside_assignments(instance, name)
+        if not found:
+            return UNKNOWN_SET
+        values = union(found)
+        return values | UNKNOWN_SET if unknown_base and not values else values
+
+    def _super_attribute(self, obj: SuperObj, name: str) -> Values:
+        order = self.index.mro(obj.receiver.cls) if isinstance(obj.receiver, Instance) else self.index.mro(obj.cls)
+        keys = [c.key for c in order]
+        start = keys.index(obj.cls.key) + 1 if obj.cls.key in keys else 1
+        for item in order[start:]:
+            qualname = item.cls.methods.get(name)
+            if qualname is not None:
+                return frozenset({FunctionObj(FunctionRef(item.module, item.module.functions[qualname]), obj.receiver)})
+        external = self.index.external_bases(obj.cls)
+        return frozenset({External(f"{external[0] if external else 'object'}.{name}")})
+
+    def _outside_assignments(self, instance: Instance, name: str) -> List[Values]:
+        """``obj.name = value`` written outside the class, where ``obj`` may be ``instance``."""
+        if self._outside is None or self._outside_count != len(self.index.modules):
+            self._outside = {}
+            self._outside_count = len(self.index.modules)
+            for module in list(self.index.modules.values()):
+                for function in module.functions.values():
+                    receiver_name = function.params[0] if function.class_name and function.params else None
+                    for assign in function.assigns:
+                        head, _, attribute = assign.target.rpartition(".")
+                        if head and head.split(".", 1)[0] != receiver_name:
+                            self._outside.setdefault(attribute, []).append((module, function, assign, head))
+        found: List[Values] = []
+        for module, function, assign, head in self._outside.get(name, ()):
+            frame = self.function_frame(module, function)
+            holder = Name(head, assign.span, None, function.qualname)
+            if function.qualname == MODULE_CODE:
+                holder = Name(head, assign.span, f"{module.name}.{head}" if module.name else head, "")
+            if any(isinstance(o, Instance) and o.cls.key == instance.cls.key for o in self.eval(holder, frame)):
+                found.append(self.eval(assign.value, frame))
+        return found
+
+    # ------------------------------------------------------------------ containers
+    def dict_entries(self, obj: DictObj) -> List[Entry]:
+        entries = list(obj.entries)
+        if obj.origin is not None:
+            entries += self.registries.stored_items(obj.origin)
+        flat: List[Entry] = []
+        for entry in entries:
+            if entry.spread:
+                for inner in self.eval(entry.value, entry.frame):
+                    if isinstance(inner, DictObj) and inner is not obj:
+                        flat.extend(self.dict_entries(inner))
+                    else:
+                        flat.append(Entry(entry.value, entry.frame, Entry.ANY, spread=True))
+            else:
+                flat.append(entry)
+        return flat
+
+    def item(self, holders: Values, index: Value, frame: Frame) -> Values:
+        key = self.constant(index, frame) if not isinstance(index, Const) else Constant(index.value)
+        found: List[Values] = []
+        for holder in holders:
+            if isinstance(holder, DictObj):
+                entries = self.dict_entries(holder)
+                matching = [e for e in entries if key is None or e.key is Entry.ANY or e.key == key.value]
+                found += [self.eval(e.value, e.frame) if not e.spread else UNKNOWN_SET for e in matching]
+                if holder.open or (not matching and key is None):
+                    found.append(UNKNOWN_SET)
+            elif isinstance(holder, SeqObj):
+                if holder.indexable and key is not None and isinstance(key.value, int) and not holder.open:
+                    position = key.value
+                    if -len(holder.entries) <= position < len(holder.entries):
+                        entry = holder.entries[position]
+                        found.append(self.eval(entry.value, entry.frame))
+                else:
+                    found.append(self.elements(frozenset({holder})))
+            elif isinstance(holder, (ClassObj, External)):
+                found.append(frozenset({holder}))
+            elif self.registries.is_registry(holder):
+                found.append(self.registries.lookup(holder, index, frame))
+            else:
+                found.append(UNKNOWN_SET)
+        return union(found) if found else UNKNOWN_SET
+
+    def elements(self, values: Values) -> Values:
+        """What iterating any of ``values`` may give."""
+        found: List[Values] = []
+        for obj in values:
+            if isinstance(obj, SeqObj):
+                for entry in obj.entries:
+                    evaluated = self.eval(entry.value, entry.frame)
+                    found.append(self.elements(evaluated) if entry.spread else evaluated)
+                if obj.open:
+                    found.append(UNKNOWN_SET)
+            elif isinstance(obj, DictObj):
+                found += [frozenset({Constant(e.key)}) for e in obj.entries if e.key is not Entry.ANY and not e.spread]
+                found.append(UNKNOWN_SET)
+            else:
+                found.append(UNKNOWN_SET)
+        return union(found) if found else NOTHING
+
+    def _binop(self, value: BinOp, frame: Frame) -> Values:
+        if value.op == "Add":
+            left, right = self.eval(value.left, frame), self.eval(value.right, frame)
+            if left and right and all(isinstance(o, SeqObj) for o in left | right):
+                return frozenset(
+                    SeqObj(a.entries + b.entries, a.open or b.open, a.indexable and b.indexable) for a in left for b in right
+                )
+        if value.op == "BitOr":
+            left, right = self.eval(value.left, frame), self.eval(value.right, frame)
+            if left and right and all(isinstance(o, DictObj) for o in left | right):
+                return frozenset(DictObj(a.entries + b.entries, a.open or b.open) for a in left for b in right)
+        return UNKNOWN_SET
+
+    # ------------------------------------------------------------------ truth
+    def truth(self, value: Value, frame: Frame) -> Optional[bool]:
+        """True or False when ``value`` certainly has that truth value in ``frame``."""
+        if isinstance(value, Not):
+            inner = self.truth(value.value, frame)
+            return None if inner is None else not inner
+        if isinstance(value, BoolOp):
+            parts = [self.truth(v, frame) for v in value.values]
+            if value.op == "and":
+                return False if False in parts else (True if all(p is True for p in parts) else None)
+            return True if True in parts else (False if all(p is False for p in parts) else None)
+        if isinstance(value, Compare):
+            return self._compare(value, frame)
+        if isinstance(value, Const):
+            return bool(value.value)
+        values = self.eval(value, frame)
+        truths = {_truth_of(obj) for obj in values}
+        return truths.pop() if len(truths) == 1 else None
+
+    def _compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        left = self.eval(value.left, frame)
+        right = self.eval(value.right, frame)
+        if not left or not right or not all(isinstance(o, Constant) for o in left | right):
+            if value.op in ("is", "is not") and NONE in right and len(right) == 1 and left and UNKNOWN not in left:
+                is_none = {obj == NONE for obj in left}
+                if len(is_none) == 1:
+                    result = is_none.pop()
+                    return result if value.op == "is" else not result
+            return None
+        outcomes = set()
+        for a in left:
+            for b in right:
+                outcome = _compare_constants(value.op, a.value, b.value)
+                if outcome is None:
+                    return None
+                outcomes.add(outcome)
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    def guards_may_hold(self, guards: Sequence[Guard], frame: Frame) -> bool:
+        """False when some guard certainly fails in ``frame`` (the code cannot run there)."""
+        for test, expected in guards:
+            actual = self.truth(test, frame)
+            if actual is not None and actual != expected:
+                return False
+        return True
+
+    # ------------------------------------------------------------------ questions rules ask
+    def callee_names(self, call: Call, frame: Frame) -> Set[str]:
+        """Qualified names of the library callables a call may invoke."""
+        return {o.qualified for o in self.eval(call.func, frame) if isinstance(o, External)}
+
+    def callee_objects(self, call: Call, frame: Frame) -> Values:
+        func = call.func
+        if isinstance(func, Attr) and isinstance(func.value, Call) and self._is_super_call(func.value, frame):
+            return self.attribute(self._super(frame), func.attr)
+        return self.eval(func, frame)
+
+    def callee_frames(self, call: Call, frame: Frame) -> List[Tuple[Frame, FunctionObj]]:
+        """The frames of the project functions a call runs: functions, bound methods,
+        ``__init__`` of a class it constructs, ``__call__`` of an object it calls."""
+        found: List[Tuple[Frame, FunctionObj]] = []
+        site = Site(frame, call)
+        for obj in self.callee_objects(call, frame):
+            if isinstance(obj, FunctionObj):
+                found.append((self.callee_frame(obj, site), obj))
+            elif isinstance(obj, ClassObj):
+                init = self.index.method(obj.cls, "__init__")
+                if init is not None:
+                    instance = Instance(obj.cls, site)
+                    target = FunctionObj(init, instance)
+                    found.append((self.callee_frame(target, site), target))
+            elif isinstance(obj, Instance):
+                method = self.index.method(obj.cls, "__call__")
+                if method is not None:
+                    target = FunctionObj(method, obj)
+                    found.append((self.callee_frame(target, site), target))
+        return found
+
+    def held_callables(self, call: Call, frame: Frame, depth: int = 0) -> Values:
+        """Project callables passed into a library call, which the library may call
+        (``Compose([RandomCrop(224), flip])``, ``map(self.load, paths)``), also inside
+        library objects passed along (a ``Compose`` inside a ``RandomApply``)."""
+        key = ("held", id(call), frame.key)
+        found = self._eval.get(key)
+        if found is not None:
+            return found
+        self._eval[key] = NOTHING
+        collected: List[Values] = []
+        for value in (*call.args, *(v for _, v in call.kwargs), *call.stars, *call.double_stars):
+            collected.append(self._callables_within(self.eval(value, frame), depth))
+        found = self._eval[key] = union(collected)
+        return found
+
+    def _callables_within(self, values: Values, depth: int) -> Values:
+        found: Set[Obj] = set()
+        if depth > 3:
+            return NOTHING
+        for obj in values:
+            if isinstance(obj, (FunctionObj, Instance)):
+                found.add(obj)
+            elif isinstance(obj, (SeqObj, DictObj)):
+                entries = obj.entries if isinstance(obj, SeqObj) else self.dict_entries(obj)
+                for entry in entries:
+                    inner = self.eval(entry.value, entry.frame)
+                    found |= self._callables_within(self.elements(inner) if entry.spread else inner, depth + 1)
+            elif isinstance(obj, ExternalInstance):
+                found |= self.held_callables(obj.site.call, obj.site.frame, depth + 1)
+        return frozenset(found)
+
+    def instances_of(self, values: Values) -> List[Instance]:
+        return [v for v in values if isinstance(v, Instance)]
+
+
+def _default(function: Function, name: str) -> Optional[Value]:
+    for key, value in function.defaults:
+        if key == name:
+            return value
+    return None
+
+
+def _is_classmethod(function: Function) -> bool:
+    return any(isinstance(d, Name) and d.dotted == "classmethod" for d in function.decorators)
+
+
+def _spelled(value: Value) -> str:
+    if isinstance(value, Name):
+        return value.dotted.rsplit(".", 1)[-1]
+    if isinstance(value, Call):
+        return _spelled(value.func)
+    if isinstance(value, Attr):
+        return value.attr
+    return ""
+
+
+def _spelled_last(call: Call) -> str:
+    return _spelled(call.func)
+
+
+def _is_dict_mutator(call: Call) -> bool:
+    return _spelled_last(call) in DICT_MUTATORS
+
+
+def _exported(module: ModuleFacts, name: str) -> bool:
+    """``from module import *`` binds ``name``: listed in ``__all__``, or public."""
+    for assign in module.module_code.assigns:
+        if assign.target == "__all__" and isinstance(assign.value, Seq):
+            return any(isinstance(item, Const) and item.value == name for item in assign.value.items)
+    return not name.startswith("_")
+
+
+def _truth_of(obj: Obj) -> Optional[bool]:
+    if isinstance(obj, Constant):
+        try:
+            return bool(obj.value)
+        except Exception:
+            return None
+    if isinstance(obj, (ClassObj, FunctionObj, ModuleObj)):
+        return True
+    return None
+
+
+def _compare_constants(op: str, a: object, b: object) -> Optional[bool]:
+    try:
+        if op == "==":
+            return a == b
+        if op == "!=":
+            return a != b
+        if op == "is":
+            return a is b if a is None or b is None or isinstance(a, bool) else a == b
+        if op == "is not":
+            return a is not b if a is None or b is None or isinstance(a, bool) else a != b
+        if op == "in":
+            return a in b  # type: ignore[operator]
+        if op == "not in":
+            return a not in b  # type: ignore[operator]
+        if op == "<":
+            return a < b  # type: ignore[operator]
+        if op == "<=":
+            return a <= b  # type: ignore[operator]
+        if op == ">":
+            return a > b  # type: ignore[operator]
+        if op == ">=":
+            return a >= b  # type: ignore[operator]
+    except Exception:
+        return None
+    return None

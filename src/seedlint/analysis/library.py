@@ -1,0 +1,49 @@
+"""How the value flow treats library callables it must see through.
+
+Each table maps a library callable's qualified name to what calling it does to the values
+passed: returns one of its arguments, builds a ``functools.partial``, a dict, a module...
+Anything not listed returns a new ``ExternalInstance``.
+"""
+
+PASS_THROUGH = {
+    "copy.copy": 0, "copy.deepcopy": 0, "list": 0, "tuple": 0, "typing.cast": 1,
+    "torch.utils.data.Subset": 0, "torch.utils.data.dataset.Subset": 0,
+}
+"""Calls whose result is (a view of) the argument at that position."""
+
+DATASET_COMBINERS = {
+    "torch.utils.data.ConcatDataset": 0, "torch.utils.data.dataset.ConcatDataset": 0,
+    "torch.utils.data.ChainDataset": 0, "torch.utils.data.dataset.ChainDataset": 0,
+}
+"""Datasets made of the datasets in the sequence passed at that position."""
+
+SPLITTERS = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+"""Return a sequence of views of their first argument."""
+
+PARTIAL = frozenset({"functools.partial"})
+DICT = frozenset({"dict", "collections.OrderedDict"})
+GETATTR = frozenset({"getattr"})
+IMPORT_MODULE = frozenset({"importlib.import_module", "__import__"})
+TYPE = frozenset({"type"})
+SUPER = frozenset({"super"})
+NAMESPACE_LOOKUPS = frozenset({"eval", "globals", "locals", "vars"})
+"""``eval(name)`` and ``globals()[name]``: any class or function the module can name."""
+
+LIBRARY_ATTRIBUTES = {
+    "torch.utils.data.DataLoader": {"dataset": ("dataset", 0), "sampler": ("sampler", 3), "batch_sampler": ("batch_sampler", 4)},
+    "torch.utils.data.dataloader.DataLoader": {"dataset": ("dataset", 0), "sampler": ("sampler", 3), "batch_sampler": ("batch_sampler", 4)},
+    "torch.utils.data.Subset": {"dataset": ("dataset", 0)},
+    "torch.utils.data.dataset.Subset": {"dataset": ("dataset", 0)},
+    "torch.utils.data.BatchSampler": {"sampler": ("sampler", 0)},
+    "torch.utils.data.sampler.BatchSampler": {"sampler": ("sampler", 0)},
+}
+"""Attributes of library objects that hold a constructor argument: ``loader.dataset``."""
+
+REGISTRY_LOOKUPS = frozenset({"get", "__getitem__", "get_module", "_get_module"})
+REGISTRY_BUILDS = frozenset({"build", "build_from_cfg", "instantiate"})
+REGISTRY_BUILDERS = frozenset({"mmcv.utils.build_from_cfg", "mmcv.utils.registry.build_from_cfg", "mmengine.registry.build_from_cfg"})
+"""Library functions ``f(cfg, registry, ...)`` that build a member of the registry."""
+REGISTERING_METHODS = ("register", "_register", "register_module", "_register_module", "add")
+"""Methods (or their prefixes) that put a class into a registry object."""
+RETURNS_RECEIVER = frozenset({"manual_seed"})
+"""Methods of library objects that return the object itself (``torch.Generator().manual_seed(0)``)."""

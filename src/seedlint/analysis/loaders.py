@@ -1,0 +1,312 @@
+"""DataLoader calls, the contexts they run in, and their arguments as the value flow sees them.
+
+A *loader* is a call of ``torch.utils.data.DataLoader`` (any spelling), of a project
+subclass of it, or of a class configured with ``extra-loader-classes``. A loader inside a
+function runs once per caller: ``contexts`` gives one frame per call site (or per
+construction of the object whose method builds it), so each rule judges the dataset,
+workers and ``worker_init_fn`` that one path really passes. Arguments are read from the
+call itself, from ``**kwargs`` dicts, and through a subclass's ``super().__init__(...)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from seedlint.analysis.callsites import spelled
+from seedlint.analysis.flow import union
+from seedlint.analysis.index import ClassRef, FunctionRef
+from seedlint.analysis.objects import (
+    UNKNOWN,
+    ClassObj,
+    Constant,
+    DictObj,
+    Entry,
+    External,
+    Frame,
+    FunctionObj,
+    Instance,
+    Obj,
+    Site,
+    Values,
+)
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Const, Function, ModuleFacts, Name, Value
+
+TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+TORCH_POSITIONS = {
+    "dataset": 0, "batch_size": 1, "shuffle": 2, "sampler": 3, "batch_sampler": 4, "num_workers": 5,
+    "collate_fn": 6, "pin_memory": 7, "drop_last": 8, "timeout": 9, "worker_init_fn": 10,
+    "multiprocessing_context": 11, "generator": 12,
+}
+DEFAULTS = {
+    "batch_size": 1, "shuffle": None, "sampler": None, "batch_sampler": None, "num_workers": 0, "collate_fn": None,
+    "pin_memory": False, "drop_last": False, "timeout": 0, "worker_init_fn": None, "multiprocessing_context": None,
+    "generator": None, "prefetch_factor": None, "persistent_workers": False,
+}
+MAX_CONTEXTS = 8
+"""Callers (or constructions) a loader is judged under one by one; more, and it is judged
+once with its parameters merged."""
+MAX_SUBCLASS_DEPTH = 4
+
+
+@dataclass(frozen=True, eq=False)
+class LoaderCall:
+    module: ModuleFacts
+    function: Function
+    call: Call
+    positional: bool
+    """True when positions follow torch's own DataLoader signature."""
+
+    def argument(self, name: str) -> Optional[Value]:
+        """The expression written for a parameter in the call itself."""
+        position = TORCH_POSITIONS.get(name) if self.positional else None
+        return self.call.argument(name, position)
+
+    @property
+    def arguments_unknown(self) -> bool:
+        return self.call.star_args or self.call.star_kwargs
+
+
+@dataclass(frozen=True)
+class Argument:
+    """What a loader parameter may be in one context."""
+
+    values: Values
+    """Objects it may be; the default when it may be absent; UNKNOWN when the analysis cannot tell."""
+    explicit: Optional[Value]
+    """The expression passed in the call itself, if any."""
+
+    @property
+    def unknown(self) -> bool:
+        return UNKNOWN in self.values
+
+    def constants(self) -> List[object]:
+        return [v.value for v in self.values if isinstance(v, Constant)]
+
+    @property
+    def all_constant(self) -> bool:
+        return bool(self.values) and all(isinstance(v, Constant) for v in self.values)
+
+
+@dataclass(frozen=True)
+class Workers:
+    """How many worker processes a loader may start."""
+
+    counts: Tuple[object, ...]
+    unknown: bool
+
+    @property
+    def may_be_positive(self) -> bool:
+        return self.unknown or any(_positive(c) for c in self.counts)
+
+    @property
+    def may_be_several(self) -> bool:
+        """Two or more (what duplication across workers needs)."""
+        return self.unknown or any(isinstance(c, int) and not isinstance(c, bool) and c >= 2 for c in self.counts) or any(
+            not isinstance(c, (int, type(None))) for c in self.counts
+        )
+
+
+def _positive(count: object) -> bool:
+    if count is None or count is False:
+        return False
+    if isinstance(count, (int, float)):
+        return count > 0
+    return True
+
+
+class Loaders:
+    def __init__(self, project) -> None:
+        self.project = project
+        self.flow = project.flow
+        self.index = project.index
+        self._contexts: Dict[int, List[Frame]] = {}
+        self._arguments: Dict[tuple, Argument] = {}
+
+    # ------------------------------------------------------------------ finding loaders
+    @cached_property
+    def classes(self) -> frozenset:
+        return TORCH_LOADERS | frozenset(self.project.settings.extra_loader_classes)
+
+    @cached_property
+    def spellings(self) -> frozenset:
+        return frozenset(name.rsplit(".", 1)[-1] for name in self.classes)
+
+    @cached_property
+    def all(self) -> List[LoaderCall]:
+        found = []
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                kind = self.loader_kind(module, function, call)
+                if kind is not None:
+                    found.append(LoaderCall(module, function, call, kind))
+        return found
+
+    def loader_kind(self, module: ModuleFacts, function: Function, call: Call) -> Optional[bool]:
+        """True for torch's DataLoader, False for a subclass or configured class, None for
+        anything else. Screened by spelling before anything is resolved."""
+        if not self._spelled_like_a_loader(call.func):
+            return None
+        frame = self.flow.function_frame(module, function)
+        for obj in self.flow.callee_objects(call, frame):
+            if isinstance(obj, External) and obj.qualified in self.classes:
+                return obj.qualified in TORCH_LOADERS
+            if isinstance(obj, ClassObj) and self.is_loader_class(obj.cls):
+                return self.index.method(obj.cls, "__init__") is None
+        return None
+
+    def _spelled_like_a_loader(self, func: Value) -> bool:
+        """The cheap screen: the callee is spelled (or imported) as a loader, or is a local name."""
+        if not isinstance(func, Name):
+            return False
+        names = {func.dotted.rsplit(".", 1)[-1]}
+        if func.qualified is not None:
+            names.add(func.qualified.rsplit(".", 1)[-1])
+        elif "." not in func.dotted:
+            return True
+        return any(name in self.spellings or "Loader" in name or "loader" in name for name in names)
+
+    def is_loader_class(self, cls: ClassRef) -> bool:
+        return any(base in self.classes for base in self.index.external_bases(cls))
+
+    # ------------------------------------------------------------------ contexts
+    def contexts(self, loader: LoaderCall) -> List[Frame]:
+        """The frames the loader's call is evaluated in: one per caller of its function (or
+        per object whose method builds it), or the function called from anywhere."""
+        key = id(loader.call)
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = self._find_contexts(loader)
+        return found
+
+    def _find_contexts(self, loader: LoaderCall) -> List[Frame]:
+        function = FunctionRef(loader.module, loader.function)
+        base = self.flow.function_frame(loader.module, loader.function)
+        if loader.function.qualname == MODULE_CODE or loader.function.is_lambda:
+            return [base]
+        if self.flow.receiver_param(function) and loader.function.name != "__init__":
+            owner = self.index.class_of(function)
+            instances, complete = self.flow.callsites.constructions(owner) if owner is not None else ([], False)
+            if 1 <= len(instances) <= MAX_CONTEXTS:
+                return [self.flow.method_frame(function, instance) for instance in instances]
+            return [base]
+        if not loader.function.params:
+            return [base]
+        sites, complete = self.flow.callsites.of(base)
+        if 1 <= len(sites) <= MAX_CONTEXTS:
+            return [self.flow.frame(function, None, site) for site in sites]
+        return [base]
+
+    # ------------------------------------------------------------------ arguments
+    def argument(self, loader: LoaderCall, name: str, frame: Frame) -> Argument:
+        key = (id(loader.call), frame.key, name)
+        found = self._arguments.get(key)
+        if found is None:
+            found = self._arguments[key] = self._argument(loader, name, frame)
+        return found
+
+    def _argument(self, loader: LoaderCall, name: str, frame: Frame) -> Argument:
+        explicit = loader.argument(name)
+        if not loader.positional and explicit is None:
+            through = self._through_subclass(loader, frame)
+            if through is not None:
+                call, inner, positional = through
+                return Argument(self._call_argument(call, inner, name, positional), None)
+        if explicit is not None:
+            return Argument(self.flow.eval(explicit, frame), explicit)
+        return Argument(self._call_argument(loader.call, frame, name, loader.positional, written=False), None)
+
+    def _call_argument(self, call: Call, frame: Frame, name: str, positional: bool, written: bool = True) -> Values:
+        """The values ``call`` passes for a DataLoader parameter (the default when absent)."""
+        position = TORCH_POSITIONS.get(name) if positional else None
+        value = call.argument(name, position) if written else None
+        if value is not None:
+            return self.flow.eval(value, frame)
+        site = Site(frame, call)
+        if position is not None:
+            arguments, closed = self.flow.positional_arguments(site)
+            if position < len(arguments):
+                value, inner = arguments[position]
+                return self.flow.eval(value, inner)
+            if not closed:
+                return frozenset({UNKNOWN, Constant(DEFAULTS.get(name))})
+        found: List[Values] = []
+        maybe_absent = True
+        maybe_unknown = call.star_kwargs and not call.double_stars
+        for value, inner in site.double_stars():
+            for obj in self.flow.eval(value, inner):
+                if not isinstance(obj, DictObj):
+                    maybe_unknown = True
+                    continue
+                for entry in self.flow.dict_entries(obj):
+                    if entry.key == name:
+                        found.append(self.flow.eval(entry.value, entry.frame))
+                        maybe_absent = maybe_absent and not _unconditional(entry)
+                    elif entry.key is Entry.ANY:
+                        maybe_unknown = True
+                maybe_unknown = maybe_unknown or obj.open
+        if maybe_unknown:
+            found.append(frozenset({UNKNOWN}))
+        if maybe_absent or not found:
+            found.append(frozenset({Constant(DEFAULTS.get(name))}))
+        return union(found)
+
+    def _through_subclass(self, loader: LoaderCall, frame: Frame) -> Optional[Tuple[Call, Frame, bool]]:
+        """For a project subclass with its own ``__init__``: the ``super().__init__(...)``
+        call that reaches torch's DataLoader, and the frame it runs in."""
+        classes = [o.cls for o in self.flow.callee_objects(loader.call, frame) if isinstance(o, ClassObj)]
+        if len(classes) != 1:
+            return None
+        site = Site(frame, loader.call, 1)
+        receiver = Instance(classes[0], Site(frame, loader.call))
+        init = self.index.method(classes[0], "__init__")
+        for _ in range(MAX_SUBCLASS_DEPTH):
+            if init is None:
+                return None
+            init_frame = self.flow.frame(init, receiver, site)
+            next_init = None
+            for call in init.function.calls:
+                if spelled(call.func) != "__init__":
+                    continue
+                for target in self.flow.callee_objects(call, init_frame):
+                    if isinstance(target, External) and target.qualified.rsplit(".", 1)[0] in self.classes:
+                        if isinstance(call.func, Name):  # DataLoader.__init__(self, ...): drop the explicit self
+                            call = Call(call.func, call.args[1:], call.kwargs, call.span, call.star_args, call.star_kwargs,
+                                        call.keyword_spans, call.stars, call.double_stars)
+                        return call, init_frame, True
+                    if isinstance(target, FunctionObj) and target.function.function.name == "__init__":
+                        next_init, next_site = target.function, Site(init_frame, call, 1 if target.receiver is not None else 0)
+            if next_init is None:
+                return None
+            init, site = next_init, next_site
+        return None
+
+    # ------------------------------------------------------------------ questions
+    def workers(self, loader: LoaderCall, frame: Frame) -> Workers:
+        argument = self.argument(loader, "num_workers", frame)
+        counts = tuple(v.value for v in argument.values if isinstance(v, Constant))
+        unknown = any(not isinstance(v, Constant) for v in argument.values)
+        return Workers(counts, unknown)
+
+    def datasets(self, loader: LoaderCall, frame: Frame) -> List[Instance]:
+        return [v for v in self.argument(loader, "dataset", frame).values if isinstance(v, Instance)]
+
+    def worker_init(self, loader: LoaderCall, frame: Frame) -> Argument:
+        return self.argument(loader, "worker_init_fn", frame)
+
+    def persistent(self, loader: LoaderCall, frame: Frame) -> Optional[bool]:
+        """True or False when ``persistent_workers`` certainly is; None when it may be either."""
+        truths = set()
+        for value in self.argument(loader, "persistent_workers", frame).values:
+            if not isinstance(value, Constant):
+                return None
+            truths.add(bool(value.value))
+        return truths.pop() if len(truths) == 1 else None
+
+    def built_in(self, loader: LoaderCall) -> str:
+        return f"{loader.module.path}:{loader.call.span.line}"
+
+
+def _unconditional(entry: Entry) -> bool:
+    return entry.key is not Entry.ANY and not entry.spread

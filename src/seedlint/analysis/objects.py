@@ -1,0 +1,293 @@
+"""What the value flow says an expression may evaluate to: abstract objects, and the
+frames (a function and the context it runs in) expressions are evaluated in.
+
+Every object and frame has a ``key``: a small tuple of strings and numbers that says
+which object it is. Two objects with the same key are the same object; memo tables are
+keyed by it. Contexts are bounded (``MAX_CONTEXT``), so keys stay small and the number of
+frames stays proportional to the project.
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet, Iterable, List, Optional, Tuple
+
+from seedlint.analysis.index import ClassRef, FunctionRef
+from seedlint.facts.model import Call, ModuleFacts, Value
+
+MAX_CONTEXT = 2
+"""How many call sites (or constructions) deep a frame's context may go before the
+analysis forgets it and treats the function as called from anywhere."""
+
+
+class Obj:
+    """An abstract object. Subclasses set ``key`` in ``__init__``."""
+
+    __slots__ = ("key",)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Obj) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.key[1:]!r}>"
+
+
+class Unknown(Obj):
+    """Anything: the analysis cannot say. A value set that holds it is incomplete."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.key = ("unknown",)
+
+
+UNKNOWN = Unknown()
+Values = FrozenSet[Obj]
+NOTHING: Values = frozenset()
+UNKNOWN_SET: Values = frozenset({UNKNOWN})
+
+
+class Frame:
+    """A function running in a context: the object bound to its ``self`` (``receiver``),
+    and the call that runs it (``site``). Without a site, its parameters are whatever
+    any caller in the project passes."""
+
+    __slots__ = ("function", "receiver", "site", "key", "depth")
+
+    def __init__(self, function: FunctionRef, receiver: Optional[Obj], site: Optional["Site"]) -> None:
+        self.function = function
+        self.receiver = receiver
+        self.site = site
+        self.key = (function.key, receiver.key if receiver is not None else None, site.key if site is not None else None)
+        self.depth = max(site.frame.depth + 1 if site is not None else 0, context_depth(receiver))
+
+    @property
+    def module(self) -> ModuleFacts:
+        return self.function.module
+
+    def __repr__(self) -> str:
+        return f"<Frame {self.function.function.qualname} depth={self.depth}>"
+
+
+class Site:
+    """A call that runs a function: the caller's frame, the call, how many leading
+    parameters are bound without an argument (``self`` of a bound method), and for a
+    ``functools.partial`` object the site of the ``partial(...)`` call whose arguments
+    come first."""
+
+    __slots__ = ("frame", "call", "offset", "prefix", "key")
+
+    def __init__(self, frame: Frame, call: Call, offset: int = 0, prefix: Optional["Site"] = None) -> None:
+        self.frame = frame
+        self.call = call
+        self.offset = offset
+        self.prefix = prefix
+        self.key = (frame.key, id(call), offset, prefix.key if prefix is not None else None)
+
+    def positional(self) -> List[Tuple[Value, Frame]]:
+        found: List[Tuple[Value, Frame]] = []
+        if self.prefix is not None:
+            found.extend(self.prefix.positional()[1:])
+        found.extend((value, self.frame) for value in self.call.args)
+        return found
+
+    def keywords(self) -> List[Tuple[str, Value, Frame]]:
+        found: List[Tuple[str, Value, Frame]] = []
+        if self.prefix is not None:
+            found.extend(self.prefix.keywords())
+        found.extend((key, value, self.frame) for key, value in self.call.kwargs)
+        return found
+
+    def stars(self) -> List[Tuple[Value, Frame]]:
+        found = self.prefix.stars() if self.prefix is not None else []
+        return found + [(value, self.frame) for value in self.call.stars]
+
+    def double_stars(self) -> List[Tuple[Value, Frame]]:
+        found = self.prefix.double_stars() if self.prefix is not None else []
+        return found + [(value, self.frame) for value in self.call.double_stars]
+
+    @property
+    def unknown_arguments(self) -> bool:
+        """``*args`` or ``**kwargs`` whose contents the facts do not spell out."""
+        return self.call.star_args or self.call.star_kwargs or (self.prefix is not None and self.prefix.unknown_arguments)
+
+
+def context_depth(obj: Optional[Obj]) -> int:
+    if isinstance(obj, Instance) and obj.site is not None:
+        return obj.site.frame.depth + 1
+    return 0
+
+
+class ClassObj(Obj):
+    """A project class (the class object itself)."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: ClassRef) -> None:
+        self.cls = cls
+        self.key = ("class", cls.key)
+
+
+class Instance(Obj):
+    """An object of a project class. ``site`` is the construction call when the analysis
+    knows it (its arguments then bind ``__init__``'s parameters); ``via`` is where it was
+    built when that is not a plain construction (a registry's ``build(cfg)``)."""
+
+    __slots__ = ("cls", "site", "via")
+
+    def __init__(self, cls: ClassRef, site: Optional[Site], via: Optional[Tuple[ModuleFacts, Call]] = None) -> None:
+        self.cls = cls
+        self.site = site
+        self.via = via
+        self.key = ("instance", cls.key, site.key if site is not None else None, id(via[1]) if via else None)
+
+    @property
+    def built_at(self) -> Optional[Tuple[ModuleFacts, Call]]:
+        """The call that built the object, for messages."""
+        if self.site is not None:
+            return self.site.frame.module, self.site.call
+        return self.via
+
+
+class FunctionObj(Obj):
+    """A project function, lambda or method; bound to ``receiver`` when it is a bound
+    method, and carrying the ``partial(...)`` site when it is a ``functools.partial``."""
+
+    __slots__ = ("function", "receiver", "partial")
+
+    def __init__(self, function: FunctionRef, receiver: Optional[Obj] = None, partial: Optional[Site] = None) -> None:
+        self.function = function
+        self.receiver = receiver
+        self.partial = partial
+        self.key = (
+            "function", function.key, receiver.key if receiver is not None else None, partial.key if partial is not None else None
+        )
+
+
+class External(Obj):
+    """Something outside the project, by qualified name: a library class, function or module."""
+
+    __slots__ = ("qualified",)
+
+    def __init__(self, qualified: str) -> None:
+        self.qualified = qualified
+        self.key = ("external", qualified)
+
+
+class ExternalInstance(Obj):
+    """What calling a library callable returned (``np.random.default_rng(0)``,
+    ``DistributedSampler(ds)``), with the call that made it."""
+
+    __slots__ = ("qualified", "site")
+
+    def __init__(self, qualified: str, site: Site) -> None:
+        self.qualified = qualified
+        self.site = site
+        self.key = ("external-instance", qualified, site.key)
+
+
+class Constant(Obj):
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+        self.key = ("constant", type(value).__name__, value if _hashable(value) else repr(value))
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+NONE = Constant(None)
+
+
+class Entry:
+    """One element of a sequence or one item of a dict: an expression and the frame it is
+    evaluated in. ``key`` is the dict key (a constant, or ``Entry.ANY`` when not static);
+    ``spread`` marks ``*x`` / ``**x`` / ``yield from x``: the elements of ``x``, not ``x``."""
+
+    __slots__ = ("key", "value", "frame", "spread", "ident")
+    ANY = ("<any key>",)
+
+    def __init__(self, value: Value, frame: Frame, key: object = None, spread: bool = False) -> None:
+        self.key = key
+        self.value = value
+        self.frame = frame
+        self.spread = spread
+        self.ident = (id(value), frame.key, key if _hashable(key) else repr(key), spread)
+
+
+class SeqObj(Obj):
+    """A list, tuple, set or iterator whose elements are known expressions. ``open``: it may
+    hold elements the analysis did not see. ``indexable``: positions mean what they say
+    (a display), else any element may be at any index (a list built by ``append``)."""
+
+    __slots__ = ("entries", "open", "indexable")
+
+    def __init__(self, entries: Iterable[Entry], open: bool = False, indexable: bool = True) -> None:
+        self.entries = tuple(entries)
+        self.open = open
+        self.indexable = indexable and not any(e.spread for e in self.entries)
+        self.key = ("seq", tuple(e.ident for e in self.entries), open, self.indexable)
+
+
+class DictObj(Obj):
+    """A dict (or ``**kwargs``) whose items are known expressions. ``open``: it may hold
+    keys the analysis did not see. ``origin``: the module-level variable that holds it, so
+    items stored into that variable anywhere (``REGISTRY["voc"] = VOC``) belong to it."""
+
+    __slots__ = ("entries", "open", "origin")
+
+    def __init__(self, entries: Iterable[Entry], open: bool = False, origin: Optional[Tuple[str, str]] = None) -> None:
+        self.entries = tuple(entries)
+        self.open = open
+        self.origin = origin
+        self.key = ("dict", tuple(e.ident for e in self.entries), open, origin)
+
+    def with_origin(self, origin: Tuple[str, str]) -> "DictObj":
+        return DictObj(self.entries, self.open, origin)
+
+
+class ModuleObj(Obj):
+    __slots__ = ("module",)
+
+    def __init__(self, module: ModuleFacts) -> None:
+        self.module = module
+        self.key = ("module", module.path)
+
+
+class MethodOf(Obj):
+    """An attribute of an object the analysis models only through its methods: a dict's
+    ``get``, a library object's ``normal`` (``rng.normal``), a registry's ``build``."""
+
+    __slots__ = ("receiver", "name")
+
+    def __init__(self, receiver: Obj, name: str) -> None:
+        self.receiver = receiver
+        self.name = name
+        self.key = ("method-of", receiver.key, name)
+
+
+class SuperObj(Obj):
+    """``super()`` inside a method of ``cls``, for the object ``receiver``."""
+
+    __slots__ = ("cls", "receiver")
+
+    def __init__(self, cls: ClassRef, receiver: Optional[Obj]) -> None:
+        self.cls = cls
+        self.receiver = receiver
+        self.key = ("super", cls.key, receiver.key if receiver is not None else None)
+
+
+def may_be_unknown(values: Values) -> bool:
+    return UNKNOWN in values
+
+
+def known(values: Values) -> List[Obj]:
+    return [v for v in values if v is not UNKNOWN]

@@ -1,0 +1,228 @@
+"""Registries: the classes a name-keyed lookup may return.
+
+Two shapes are followed:
+
+- a module-level dict (``DATASETS = {"voc": VOC}``) and everything stored into it anywhere
+  (``DATASETS["coco"] = COCO``, also from inside a registering decorator, whose stored
+  value the value flow follows to the decorated class);
+- a registry object (mmengine's, fvcore's, detectron2's or a project's own ``Registry``
+  class) with ``@REG.register_module()`` / ``@REG.register()`` decorators and
+  ``REG.register_module(module=C)`` calls, looked up with ``REG.get(name)``, ``REG[name]``,
+  ``REG.build(cfg)`` or ``build_from_cfg(cfg, REG)``.
+
+Registrations live in modules nothing else imports, so the project files that spell the
+registry's variable name are parsed for them (at most ``MAX_FILES``).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+from seedlint.analysis import library
+from seedlint.analysis.index import ClassRef, FunctionRef
+from seedlint.analysis.objects import (
+    UNKNOWN,
+    UNKNOWN_SET,
+    ClassObj,
+    Constant,
+    DictObj,
+    Entry,
+    ExternalInstance,
+    Frame,
+    FunctionObj,
+    Instance,
+    Obj,
+    Site,
+    Values,
+)
+from seedlint.facts.model import MODULE_CODE, Call, Const, ModuleFacts, Name, Value
+
+MAX_FILES = 200
+"""Project files parsed to find what is registered into one registry."""
+
+Member = Tuple[Obj, Optional[str]]
+"""A registered class or function, and the name it is registered under (None: its own)."""
+
+
+class Registries:
+    def __init__(self, flow) -> None:
+        self.flow = flow
+        self.index = flow.index
+        self._members: Dict[tuple, Tuple[List[Member], bool]] = {}
+        self._stored: Dict[Tuple[str, str], List[Entry]] = {}
+
+    # ------------------------------------------------------------------ registry objects
+    def is_registry(self, obj: Obj) -> bool:
+        if isinstance(obj, ExternalInstance):
+            return "Registry" in obj.qualified.rsplit(".", 1)[-1]
+        if isinstance(obj, Instance):
+            return any("Registry" in item.cls.name for item in self.index.mro(obj.cls))
+        return False
+
+    def lookup(self, registry: Obj, key: Value, frame: Frame) -> Values:
+        """``REG.get(key)`` / ``REG[key]``: the classes registered under ``key``."""
+        constant = self.flow.constant(key, frame)
+        name = constant.value if constant is not None and isinstance(constant.value, str) else None
+        members, complete = self.members(registry)
+        found: Set[Obj] = {obj for obj, registered in members if name is None or _named(obj, registered) == name}
+        if not complete or (name is not None and not found):
+            found.add(UNKNOWN)
+        return frozenset(found)
+
+    def build(self, registries: Values, config: Optional[Value], frame: Frame, site: Site) -> Values:
+        """``REG.build(cfg)`` / ``build_from_cfg(cfg, REG)``: an object of some registered class,
+        built from the config (its constructor arguments are not known)."""
+        found: Set[Obj] = set()
+        via = (frame.module, site.call)
+        for registry in registries:
+            if not self.is_registry(registry):
+                found.add(UNKNOWN)
+                continue
+            members, complete = self.members(registry)
+            for obj, _ in members:
+                if isinstance(obj, ClassObj):
+                    found.add(Instance(obj.cls, None, via))
+                else:
+                    found.add(UNKNOWN)
+            if not complete:
+                found.add(UNKNOWN)
+        return frozenset(found) or UNKNOWN_SET
+
+    def members(self, registry: Obj) -> Tuple[List[Member], bool]:
+        key = registry.key
+        found = self._members.get(key)
+        if found is None:
+            self._members[key] = ([], False)
+            found = self._members[key] = self._find_members(registry)
+        return found
+
+    def _find_members(self, registry: Obj) -> Tuple[List[Member], bool]:
+        names = self._variable_names(registry)
+        if not names:
+            return [], False
+        modules, complete = self._modules(names)
+        members: List[Member] = []
+        seen: Set[tuple] = set()
+
+        def add(obj: Obj, name: Optional[str]) -> None:
+            if (obj.key, name) not in seen:
+                seen.add((obj.key, name))
+                members.append((obj, name))
+
+        for module in modules:
+            frame = self.flow.module_frame(module)
+            for definition, ref in _definitions(module):
+                for decorator in definition.decorators:
+                    receiver = _registering_receiver(decorator)
+                    if receiver is None or receiver.dotted.rsplit(".", 1)[-1] not in names:
+                        continue
+                    if registry in self.flow.eval(receiver, frame):
+                        add(ref, _registered_name(decorator))
+            for function in module.functions.values():
+                caller = self.flow.function_frame(module, function)
+                for call in function.calls:
+                    receiver = _registering_receiver(call, decorator=False)
+                    if receiver is None or receiver.dotted.rsplit(".", 1)[-1] not in names:
+                        continue
+                    if registry not in self.flow.eval(receiver, caller):
+                        continue
+                    for value in (call.kwarg("module"), call.kwarg("obj"), call.kwarg("cls"), *call.args):
+                        if value is None:
+                            continue
+                        for obj in self.flow.eval(value, caller):
+                            if isinstance(obj, (ClassObj, FunctionObj)):
+                                add(obj, _registered_name(call))
+        return members, complete
+
+    def _variable_names(self, registry: Obj) -> Set[str]:
+        """The module-level names the registry object is stored under."""
+        site = registry.site if isinstance(registry, (ExternalInstance, Instance)) else None
+        if site is None:
+            return set()
+        module = site.frame.module
+        return {a.target for a in module.module_code.assigns if a.value is site.call and "." not in a.target}
+
+    def _modules(self, names: Set[str]) -> Tuple[List[ModuleFacts], bool]:
+        modules: Dict[str, ModuleFacts] = dict(self.index.modules)
+        complete = True
+        files = self.flow.files
+        if files is not None:
+            fresh = [path for path in files.mentioning(sorted(names)) if path not in modules]
+            if len(fresh) > MAX_FILES:
+                complete = False
+                fresh = fresh[:MAX_FILES]
+            for path in fresh:
+                loaded = self.index.load_file(path)
+                if loaded is not None:
+                    modules[loaded.path] = loaded
+        return list(modules.values()), complete
+
+    # ------------------------------------------------------------------ dicts
+    def stored_items(self, origin: Tuple[str, str]) -> List[Entry]:
+        """Items stored into the module-level dict ``origin`` (path, name) anywhere:
+        ``NAME[key] = value`` and ``NAME.update(key=value)``."""
+        found = self._stored.get(origin)
+        if found is not None:
+            return found
+        self._stored[origin] = []
+        path, name = origin
+        entries: List[Entry] = []
+        modules, _ = self._modules({name})
+        for module in modules:
+            for function in module.functions.values():
+                relevant = [i for i in function.item_assigns if isinstance(i.container, Name) and i.container.dotted.rsplit(".", 1)[-1] == name]
+                if not relevant:
+                    continue
+                frame = self.flow.function_frame(module, function)
+                for item in relevant:
+                    holders = self.flow.eval(item.container, frame)
+                    if any(isinstance(h, DictObj) and h.origin == origin for h in holders):
+                        constant = self.flow.constant(item.key, frame)
+                        key = constant.value if constant is not None else Entry.ANY
+                        entries.append(Entry(item.value, frame, key))
+        self._stored[origin] = entries
+        return entries
+
+
+def _definitions(module: ModuleFacts):
+    for cls in module.classes.values():
+        if cls.decorators and "." not in cls.qualname:
+            yield cls, ClassObj(ClassRef(module, cls))
+    for function in module.functions.values():
+        if function.decorators and function.qualname != MODULE_CODE and "." not in function.qualname:
+            yield function, FunctionObj(FunctionRef(module, function))
+
+
+def _registering_receiver(value: Value, decorator: bool = True) -> Optional[Name]:
+    """``REG`` in ``REG.register_module(...)`` or ``@REG.register``."""
+    func = value.func if isinstance(value, Call) else value
+    if not isinstance(func, Name) or "." not in func.dotted:
+        return None
+    method = func.dotted.rsplit(".", 1)[-1]
+    if not method.startswith(library.REGISTERING_METHODS):
+        return None
+    head = func.dotted.rsplit(".", 1)[0]
+    qualified = func.qualified.rsplit(".", 1)[0] if func.qualified else None
+    return Name(head, func.span, qualified, func.scope)
+
+
+def _registered_name(value: Value) -> Optional[str]:
+    if not isinstance(value, Call):
+        return None
+    for key in ("name", "key"):
+        named = value.kwarg(key)
+        if isinstance(named, Const) and isinstance(named.value, str):
+            return named.value
+    if value.args and isinstance(value.args[0], Const) and isinstance(value.args[0].value, str):
+        return value.args[0].value
+    return None
+
+
+def _named(obj: Obj, registered: Optional[str]) -> Optional[str]:
+    if registered is not None:
+        return registered
+    if isinstance(obj, ClassObj):
+        return obj.cls.cls.name
+    if isinstance(obj, FunctionObj):
+        return obj.function.function.name
+    return None

@@ -1,0 +1,421 @@
+"""Seeds: where a seed value comes from, and which calls reseed a process-wide RNG.
+
+One evaluator answers both questions the rules ask:
+
+- in a DataLoader worker (a ``worker_init_fn`` and what it calls, or dataset worker code):
+  is a seed *per epoch* (derived from ``torch.initial_seed()`` or ``get_worker_info().seed``,
+  which torch sets to ``base_seed + worker_id`` with a fresh ``base_seed`` every epoch), or
+  *fixed* (constants, ``worker_id``, values computed once in the main process, and
+  ``np.random.get_state()[1][0]``, which torch >= 1.9 makes 2147483648 in every worker)?
+- in the main process: is a seed fixed for the run (constants, config and argparse values,
+  parameters), does it vary between epochs (a loop variable, the clock), and does it depend
+  on the process rank (``dist.get_rank()``, ``args.local_rank``, ``os.environ["RANK"]``)?
+
+``Origin.raw`` says a per-epoch value reaches the seed without a reduction (``%``, ``&``,
+``>>``...), i.e. it may be as large as 2**63. Seeding through a project helper
+(``set_seed(args.seed)``) is found by following the call: the seeding call inside is judged
+in the helper's frame, whose parameters are the call's arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from seedlint.analysis.objects import Constant, Frame
+from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Const, IfExp, Name, Seq, Subscript, Value
+from seedlint.rng import (
+    LIBRARY_SEED_HELPERS,
+    LIGHTNING_SEED_EVERYTHING,
+    NUMPY,
+    NUMPY_STATE_GETTERS,
+    PYTHON_RANDOM,
+    TORCH,
+    WORKER_INFO,
+    WORKER_SEED_SOURCES,
+    global_stream,
+)
+
+EPOCH, FIXED, VARYING, ENTROPY, UNKNOWN = "epoch", "fixed", "varying", "entropy", "unknown"
+CONSTANT, WORKER_ID, CONFIG, NUMPY_STATE, RANK = "a constant", "worker_id", "a value fixed for the run", "np.random.get_state()", "rank"
+_WORKER_INFO, _NUMPY_STATE_ARRAY = "worker-info", "numpy-state-array"
+"""Intermediate kinds: the result of ``get_worker_info()``/``np.random.get_state()``."""
+
+EVERY_RNG = frozenset({TORCH, NUMPY, PYTHON_RANDOM})
+DIRECT_SEEDERS: Dict[str, Tuple[str, str]] = {
+    "torch.manual_seed": (TORCH, "seed"),
+    "torch.random.manual_seed": (TORCH, "seed"),
+    "numpy.random.seed": (NUMPY, "seed"),
+    "random.seed": (PYTHON_RANDOM, "a"),
+}
+"""Global seeders that take a seed value: qualified name -> (RNG, parameter name)."""
+RANK_SOURCES = frozenset({
+    "torch.distributed.get_rank", "torch.distributed.distributed_c10d.get_rank", "torch.distributed.get_node_local_rank",
+})
+RANK_SPELLINGS = frozenset({"gpu", "local_gpu", "device_id", "process_index", "local_process_index", "node_rank"})
+VARYING_SOURCES = frozenset({"time.time", "time.time_ns", "time.perf_counter", "os.getpid", "os.urandom", "secrets.randbits"})
+TRANSPARENT = frozenset({"int", "abs", "float", "hash", "str", "round"})
+_REDUCING_OPS = frozenset({"Modulo", "BitAnd", "RightShift", "FloorDivide", "Divide", "BitXor"})
+MAX_DEPTH = 12
+MAX_HELPER_DEPTH = 3
+"""Calls followed into project helpers when looking for the seeding they do."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    kind: str
+    raw: bool = False
+    """For EPOCH: the value may still exceed 2**32 - 1."""
+    parts: FrozenSet[str] = frozenset()
+    """For FIXED: what it is made of (CONSTANT, WORKER_ID, CONFIG, NUMPY_STATE, RANK)."""
+
+    @property
+    def fixed(self) -> bool:
+        return self.kind == FIXED
+
+    @property
+    def rank_dependent(self) -> bool:
+        return RANK in self.parts
+
+
+UNKNOWN_ORIGIN = Origin(UNKNOWN)
+
+
+def fixed(*parts: str) -> Origin:
+    return Origin(FIXED, parts=frozenset(parts))
+
+
+def combine(origins: Iterable[Origin], op: Optional[str] = None) -> Origin:
+    """The origin of a value computed from several: per epoch wins, then varying, unknown."""
+    origins = list(origins)
+    if not origins:
+        return UNKNOWN_ORIGIN
+    kinds = {o.kind for o in origins}
+    if len(kinds) == 1 and kinds <= {_WORKER_INFO, _NUMPY_STATE_ARRAY} and op is None:
+        return origins[0]
+    epoch = [o for o in origins if o.kind == EPOCH]
+    if epoch:
+        raw = any(o.raw for o in epoch) and op not in _REDUCING_OPS
+        return Origin(EPOCH, raw=raw)
+    for kind in (VARYING, UNKNOWN, _WORKER_INFO, _NUMPY_STATE_ARRAY):
+        if any(o.kind == kind for o in origins):
+            return Origin(UNKNOWN) if kind in (_WORKER_INFO, _NUMPY_STATE_ARRAY) else Origin(kind)
+    if all(o.kind == ENTROPY for o in origins):
+        return Origin(ENTROPY)
+    return Origin(FIXED, parts=frozenset().union(*(o.parts for o in origins if o.kind == FIXED)))
+
+
+def describe(origin: Origin) -> str:
+    """Words for a fixed seed, for messages."""
+    if NUMPY_STATE in origin.parts:
+        return "`np.random.get_state()[1][0]`, which is 2147483648 in every worker on torch >= 1.9"
+    if origin.parts == {WORKER_ID}:
+        return "`worker_id` alone"
+    if origin.parts <= {CONSTANT}:
+        return "a constant"
+    shown = "a value fixed for the run"
+    if RANK in origin.parts:
+        shown += " and the rank"
+    return shown + (" plus `worker_id`" if WORKER_ID in origin.parts else "")
+
+
+def spells_rank(dotted: str) -> bool:
+    return any("rank" in part.lower() or part.lower() in RANK_SPELLINGS for part in dotted.split("."))
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the evaluation knows about the process it runs in.
+
+    ``worker``: keys of functions running inside DataLoader workers. ``worker_id``:
+    (function key, parameter) bound to the worker id. ``varying``: (function key, name) of
+    locals that change from one epoch to the next."""
+
+    worker: FrozenSet[tuple] = frozenset()
+    worker_id: Optional[Tuple[tuple, str]] = None
+    varying: FrozenSet[Tuple[tuple, str]] = frozenset()
+
+
+MAIN = Context()
+
+
+@dataclass(frozen=True, eq=False)
+class Seeding:
+    """A call that reseeds process-wide RNGs, as reached from an anchor call."""
+
+    anchor: Call
+    """The call in the function asked about (the seeding call itself, or a helper's call)."""
+    frame: Frame
+    """The frame the seeding call runs in."""
+    call: Call
+    rngs: FrozenSet[str]
+    seed: Optional[Value]
+    """The seed expression, evaluated in ``frame``; None for ``seed_everything()`` etc.
+    called without one (fresh entropy)."""
+    kind: str
+    """"direct", "lightning" or "library"."""
+
+    @property
+    def spelled(self) -> str:
+        func = self.anchor.func
+        return func.dotted if isinstance(func, Name) else "seeding call"
+
+    @property
+    def through_helper(self) -> bool:
+        return self.anchor is not self.call
+
+
+class Seeds:
+    def __init__(self, project) -> None:
+        self.project = project
+        self.flow = project.flow
+        self._memo: Dict[tuple, Origin] = {}
+        self._depth = 0
+
+    # ------------------------------------------------------------------ seeding calls
+    def direct(self, call: Call, frame: Frame) -> Optional[Seeding]:
+        """The seeding ``call`` itself performs, if it reseeds a global RNG."""
+        names = self.flow.callee_names(call, frame)
+        for name in names:
+            if name in DIRECT_SEEDERS:
+                rng, parameter = DIRECT_SEEDERS[name]
+                return Seeding(call, frame, call, frozenset({rng}), call.argument(parameter, 0), "direct")
+            if name in LIGHTNING_SEED_EVERYTHING:
+                return Seeding(call, frame, call, EVERY_RNG, call.argument("seed", 0), "lightning")
+            if name in LIBRARY_SEED_HELPERS:
+                return Seeding(call, frame, call, EVERY_RNG, call.argument("seed", 0), "library")
+        return None
+
+    def seedings(self, call: Call, frame: Frame, depth: int = 0, screen: bool = True) -> List[Seeding]:
+        """Seedings ``call`` performs, directly or in the project helpers it calls (with
+        ``screen``, only helpers whose name says they seed)."""
+        found = self.direct(call, frame)
+        if found is not None:
+            return [found]
+        if depth >= MAX_HELPER_DEPTH or (screen and not _may_seed(call)):
+            return []
+        result: List[Seeding] = []
+        for callee, _ in self.flow.callee_frames(call, frame):
+            function = callee.function.function
+            if function.qualname == MODULE_CODE:
+                continue
+            for inner in function.calls:
+                if not self.flow.guards_may_hold(inner.guards, callee):
+                    continue
+                for seeding in self.seedings(inner, callee, depth + 1, screen):
+                    result.append(Seeding(call, seeding.frame, seeding.call, seeding.rngs, seeding.seed, seeding.kind))
+        return result
+
+    # ------------------------------------------------------------------ origins
+    def origin(self, value: Optional[Value], frame: Frame, context: Context = MAIN) -> Origin:
+        if value is None:
+            return Origin(ENTROPY)
+        key = (id(value), frame.key, id(context))
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if self._depth > MAX_DEPTH:
+            return UNKNOWN_ORIGIN
+        self._memo[key] = UNKNOWN_ORIGIN
+        self._depth += 1
+        try:
+            found = self._origin(value, frame, context)
+        finally:
+            self._depth -= 1
+        self._memo[key] = found
+        return found
+
+    def _origin(self, value: Value, frame: Frame, context: Context) -> Origin:
+        if isinstance(value, Const):
+            if value.value is None:
+                return Origin(ENTROPY)
+            return fixed(CONSTANT) if isinstance(value.value, (int, float, bool)) else UNKNOWN_ORIGIN
+        if isinstance(value, BinOp):
+            return combine((self.origin(value.left, frame, context), self.origin(value.right, frame, context)), value.op)
+        if isinstance(value, IfExp):
+            return combine((self.origin(value.body, frame, context), self.origin(value.orelse, frame, context)), "IfExp")
+        if isinstance(value, Call):
+            return self._call(value, frame, context)
+        if isinstance(value, Attr):
+            return self._attribute(self.origin(value.value, frame, context), value.attr)
+        if isinstance(value, Subscript):
+            return self._subscript(value, frame, context)
+        if isinstance(value, Name):
+            return self._name(value, frame, context)
+        if isinstance(value, Seq) and value.items:
+            return combine(self.origin(v, frame, context) for v in value.items)
+        return UNKNOWN_ORIGIN
+
+    def _in_worker(self, frame: Frame, context: Context) -> bool:
+        return frame.function.key in context.worker
+
+    def _call(self, call: Call, frame: Frame, context: Context) -> Origin:
+        names = self.flow.callee_names(call, frame)
+        worker = self._in_worker(frame, context)
+        if names & WORKER_SEED_SOURCES:
+            return Origin(EPOCH, raw=True) if worker else fixed(CONFIG)
+        if names & WORKER_INFO:
+            return Origin(_WORKER_INFO) if worker else UNKNOWN_ORIGIN
+        if names & NUMPY_STATE_GETTERS:
+            return Origin(_NUMPY_STATE_ARRAY) if worker else UNKNOWN_ORIGIN
+        if names & RANK_SOURCES:
+            return fixed(RANK)
+        if names & VARYING_SOURCES:
+            return Origin(VARYING)
+        if names & TRANSPARENT and len(call.args) == 1 and not call.kwargs:
+            return self.origin(call.args[0], frame, context)
+        if any(n.endswith(("environ.get", "getenv")) for n in names) and call.args:
+            return self._environment(call.args[0], frame)
+        if any(global_stream(n) for n in names):
+            return Origin(VARYING)
+        returned = []
+        for callee, _ in self.flow.callee_frames(call, frame):
+            function = callee.function.function
+            if not function.returns or function.qualname == MODULE_CODE:
+                return UNKNOWN_ORIGIN
+            inner = context
+            if worker:
+                inner = Context(context.worker | {callee.function.key}, context.worker_id, context.varying)
+            returned.append(combine(self.origin(v, callee, inner) for v in function.returns))
+        if returned:
+            return combine(returned)
+        if worker:
+            return UNKNOWN_ORIGIN
+        # A library call in the main process runs once per evaluation: fixed unless what it
+        # is computed from varies (``hash((seed, epoch))``).
+        arguments = [self.origin(v, frame, context) for v in (*call.args, *(v for _, v in call.kwargs))]
+        varying = [o for o in arguments if o.kind in (VARYING, EPOCH)]
+        return combine(varying) if varying else fixed(CONFIG)
+
+    def _environment(self, key: Value, frame: Frame) -> Origin:
+        constant = self.flow.constant(key, frame)
+        if constant is not None and isinstance(constant.value, str) and spells_rank(constant.value.lower()):
+            return fixed(RANK)
+        return fixed(CONFIG)
+
+    @staticmethod
+    def _attribute(base: Origin, attribute: str) -> Origin:
+        if base.kind == _WORKER_INFO:
+            if attribute == "seed":
+                return Origin(EPOCH, raw=True)
+            if attribute == "id":
+                return fixed(WORKER_ID)
+            return UNKNOWN_ORIGIN
+        if base.kind == FIXED:
+            return fixed(*(base.parts | ({RANK} if spells_rank(attribute) else set())))
+        return base if base.kind in (EPOCH, VARYING) else UNKNOWN_ORIGIN
+
+    def _subscript(self, value: Subscript, frame: Frame, context: Context) -> Origin:
+        inner = value.value
+        depth = 0
+        while isinstance(inner, Subscript) and depth < 4:
+            inner, depth = inner.value, depth + 1
+        base = self.origin(inner, frame, context)
+        if base.kind == _NUMPY_STATE_ARRAY:
+            return fixed(NUMPY_STATE)
+        if isinstance(inner, Name) and inner.qualified is not None and inner.qualified.endswith("os.environ"):
+            return self._environment(value.index, frame)
+        if base.kind == FIXED:
+            index = value.index
+            rank = isinstance(index, Const) and isinstance(index.value, str) and spells_rank(index.value)
+            return fixed(*(base.parts | ({RANK} if rank else set())))
+        return base if base.kind in (EPOCH, VARYING) else UNKNOWN_ORIGIN
+
+    def _name(self, name: Name, frame: Frame, context: Context) -> Origin:
+        rank = {RANK} if spells_rank(name.dotted) else set()
+        if name.qualified is not None:
+            return self._global(name, frame, rank)
+        module = frame.module
+        scope = frame
+        if name.scope != frame.function.function.qualname:
+            function = module.functions.get(name.scope)
+            if function is None:
+                return UNKNOWN_ORIGIN
+            scope = self.flow.function_frame(module, function)
+        function = scope.function.function
+        root = name.root
+        if (scope.function.key, root) in context.varying:
+            return Origin(VARYING)
+        if root in function.params:
+            base = self._parameter(scope, root, context)
+        else:
+            bindings = [a for a in function.assigns if a.target == root and self.flow.guards_may_hold(a.guards, scope)]
+            looped = any(loop.target == root for loop in function.loops)
+            if looped and self._in_worker(scope, context):
+                base = UNKNOWN_ORIGIN
+            elif bindings:
+                base = combine(self.origin(a.value, scope, context) for a in bindings)
+            else:
+                base = UNKNOWN_ORIGIN if not looped else fixed(CONFIG)
+        if name.rest:
+            for part in name.rest.split("."):
+                base = self._attribute(base, part)
+        if base.kind == FIXED and rank:
+            return fixed(*(base.parts | rank))
+        return base
+
+    def _parameter(self, frame: Frame, name: str, context: Context) -> Origin:
+        function = frame.function.function
+        if context.worker_id == (frame.function.key, name):
+            return fixed(WORKER_ID)
+        if function.params and name == function.params[0] and frame.receiver is not None:
+            return fixed(CONFIG)  # ``self``: attributes of an object built in the main process
+        expressions, complete = self.flow.parameter_expressions(frame, name)
+        worker = self._in_worker(frame, context)
+        if not expressions:
+            return UNKNOWN_ORIGIN if worker else fixed(CONFIG)
+        origins = []
+        for value, caller in expressions:
+            origin = self.origin(value, caller, context)
+            if worker and not self._in_worker(caller, context) and origin.kind == EPOCH:
+                origin = fixed(CONFIG)  # computed once in the main process (a partial's argument)
+            origins.append(origin)
+        if not complete:
+            origins.append(UNKNOWN_ORIGIN if worker else fixed(CONFIG))
+        return combine(origins)
+
+    def _global(self, name: Name, frame: Frame, rank: Set[str]) -> Origin:
+        """A module-level or imported name: fixed for the run, unless code reassigns it at
+        run time (``global EPOCH`` in the training loop), which forked workers would see."""
+        qualified = name.qualified
+        if qualified.startswith(("torch.", "numpy.", "random.")):
+            return UNKNOWN_ORIGIN
+        values = self.flow.eval(name, frame)
+        owner = self._owner(qualified, frame)
+        if owner is not None and _reassigned_at_run_time(*owner):
+            return UNKNOWN_ORIGIN
+        parts = set(rank)
+        if values and all(isinstance(v, Constant) and isinstance(v.value, (int, float)) for v in values):
+            parts.add(CONSTANT)
+        else:
+            parts.add(CONFIG)
+        return Origin(FIXED, parts=frozenset(parts))
+
+    def _owner(self, qualified: str, frame: Frame):
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self.flow.index.module_named(".".join(parts[:cut]), frame.module, load=False)
+            if module is not None:
+                return module, parts[cut]
+        return None
+
+
+def _may_seed(call: Call) -> bool:
+    """A project seeding helper says so in its name (``set_seed``, ``fix_random_seeds``,
+    ``init_seeds``, ``worker_init``): a spelling screen before following a call."""
+    func = call.func
+    spelled = func.dotted.rsplit(".", 1)[-1].lower() if isinstance(func, Name) else ""
+    return "seed" in spelled or "determinis" in spelled or "random" in spelled or "init" in spelled
+
+
+def _reassigned_at_run_time(module, variable: str) -> bool:
+    for function in module.functions.values():
+        if function.qualname == MODULE_CODE:
+            if any(a.target == variable for loop in function.loops for a in loop.assigns):
+                return True
+            if any(loop.target == variable for loop in function.loops):
+                return True
+            continue
+        if any(a.target == variable for a in function.assigns):
+            return True
+    return False

@@ -1,0 +1,187 @@
+"""Worker code: the functions a DataLoader worker process runs for one dataset object,
+and the random draws they make.
+
+That is ``__getitem__``, ``__getitems__``, ``__iter__`` and ``__next__`` of the object's
+class and its bases, and everything they call, as the value flow resolves it: methods on
+``self``, module functions, transforms held by the object (``self.transform(x)`` whatever
+constructor parameter or pipeline built it), callables handed to library calls
+(``Compose([...])``, ``map(f, xs)``). A call behind an ``if`` whose test cannot hold for
+this object (``if self.augment:`` where its construction passes ``augment=False``) is
+not followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+from seedlint.analysis.index import FunctionRef
+from seedlint.analysis.objects import (
+    External,
+    ExternalInstance,
+    Frame,
+    FunctionObj,
+    Instance,
+    MethodOf,
+    Obj,
+)
+from seedlint.facts.model import Call, Const, Name
+from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS, RNG_OBJECT_RESEEDING_METHODS, TORCH, global_stream
+
+ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
+CALLABLE_METHODS = ("__call__", "forward")
+MAX_FUNCTIONS = 300
+"""Functions one dataset's worker code may reach before the walk stops."""
+
+
+@dataclass(frozen=True, eq=False)
+class Reached:
+    """A function worker code runs, in the frame it runs in, and how the walk got there."""
+
+    frame: Frame
+    via: Optional["Reached"] = None
+
+    @property
+    def function(self) -> FunctionRef:
+        return self.frame.function
+
+
+@dataclass(frozen=True, eq=False)
+class Draw:
+    """A call in worker code that draws random numbers."""
+
+    reached: Reached
+    call: Call
+    stream: str
+    """rng.NUMPY, rng.PYTHON_RANDOM, rng.TORCH, or rng.RNG_OBJECT."""
+    rng: Optional[ExternalInstance] = None
+    """For RNG_OBJECT: the object drawn from."""
+
+    @property
+    def spelled(self) -> str:
+        return self.call.func.dotted if isinstance(self.call.func, Name) else "..."
+
+
+@dataclass
+class WorkerRun:
+    functions: List[Reached]
+    draws: List[Draw]
+    reseeded: Set[tuple]
+    """Keys of RNG objects worker code reseeds (``rng.seed(...)``) or replaces."""
+    reassigned: Set[Tuple[tuple, str]]
+    """(class key, attribute) of the ``self.x = ...`` assignments worker code makes."""
+
+
+class WorkerCode:
+    def __init__(self, project) -> None:
+        self.project = project
+        self.flow = project.flow
+        self.index = project.index
+        self._memo: Dict[tuple, WorkerRun] = {}
+
+    def of(self, instance: Instance) -> WorkerRun:
+        found = self._memo.get(instance.key)
+        if found is None:
+            found = self._memo[instance.key] = self._walk(instance)
+        return found
+
+    def _walk(self, instance: Instance) -> WorkerRun:
+        reached: Dict[tuple, Reached] = {}
+        queue: List[Reached] = []
+
+        def add(frame: Frame, via: Optional[Reached]) -> None:
+            key = (frame.function.key, frame.receiver.key if frame.receiver is not None else None)
+            if key in reached or len(reached) >= MAX_FUNCTIONS:
+                return
+            item = Reached(frame, via)
+            reached[key] = item
+            queue.append(item)
+
+        for name in ENTRY_METHODS:
+            method = self.index.method(instance.cls, name)
+            if method is not None:
+                add(self.flow.method_frame(method, instance), None)
+        draws: List[Draw] = []
+        reseeded: Set[tuple] = set()
+        reassigned: Set[Tuple[tuple, str]] = set()
+        while queue:
+            current = queue.pop(0)
+            frame = current.frame
+            function = frame.function.function
+            self._note_assignments(current, instance, reassigned)
+            for call in function.calls:
+                if not self.flow.guards_may_hold(call.guards, frame):
+                    continue
+                callees = self.flow.callee_objects(call, frame)
+                for callee_frame, _ in self.flow.callee_frames(call, frame):
+                    add(callee_frame, current)
+                if any(isinstance(c, (External, ExternalInstance, MethodOf)) for c in callees):
+                    for held in self._held(call, frame, callees):
+                        for held_frame in self._frames_of(held):
+                            add(held_frame, current)
+                draws.extend(self._draws(current, call, callees, reseeded))
+        return WorkerRun(list(reached.values()), draws, reseeded, reassigned)
+
+    def _held(self, call: Call, frame: Frame, callees) -> List[Obj]:
+        found = set(self.flow.held_callables(call, frame))
+        for callee in callees:
+            if isinstance(callee, ExternalInstance):
+                found |= self.flow.held_callables(callee.site.call, callee.site.frame)
+            elif isinstance(callee, MethodOf) and isinstance(callee.receiver, ExternalInstance):
+                found |= self.flow.held_callables(callee.receiver.site.call, callee.receiver.site.frame)
+        return list(found)
+
+    def _frames_of(self, obj: Obj) -> List[Frame]:
+        if isinstance(obj, FunctionObj):
+            return [self.flow.frame(obj.function, obj.receiver)]
+        if isinstance(obj, Instance):
+            frames = []
+            for name in CALLABLE_METHODS:
+                method = self.index.method(obj.cls, name)
+                if method is not None:
+                    frames.append(self.flow.method_frame(method, obj))
+            return frames
+        return []
+
+    def _draws(self, current: Reached, call: Call, callees, reseeded: Set[tuple]) -> List[Draw]:
+        found: List[Draw] = []
+        for callee in callees:
+            if isinstance(callee, External):
+                stream = global_stream(callee.qualified)
+                if stream and not (stream == TORCH and _passes_generator(call)):
+                    found.append(Draw(current, call, stream))
+            elif isinstance(callee, ExternalInstance):
+                stream = global_stream(callee.qualified)
+                if stream:
+                    found.append(Draw(current, call, stream))
+            elif isinstance(callee, MethodOf) and is_rng_object(callee.receiver):
+                if callee.name in RNG_OBJECT_RESEEDING_METHODS:
+                    reseeded.add(callee.receiver.key)
+                else:
+                    found.append(Draw(current, call, RNG_OBJECT, callee.receiver))
+        if any(isinstance(c, (External, ExternalInstance, MethodOf)) for c in callees):
+            frame = current.frame
+            for value in (*call.args, *(v for _, v in call.kwargs)):
+                for obj in self.flow.eval(value, frame):
+                    if is_rng_object(obj):
+                        found.append(Draw(current, call, RNG_OBJECT, obj))
+        return found
+
+    def _note_assignments(self, current: Reached, instance: Instance, reassigned: Set[Tuple[tuple, str]]) -> None:
+        frame = current.frame
+        function = frame.function.function
+        if not isinstance(frame.receiver, Instance) or not function.params:
+            return
+        prefix = function.params[0] + "."
+        for assign in function.assigns:
+            if assign.target.startswith(prefix) and "." not in assign.target[len(prefix):]:
+                reassigned.add((frame.receiver.cls.key, assign.target[len(prefix):]))
+
+
+def is_rng_object(obj: Obj) -> bool:
+    return isinstance(obj, ExternalInstance) and obj.qualified in RNG_OBJECT_CONSTRUCTORS
+
+
+def _passes_generator(call: Call) -> bool:
+    generator = call.kwarg("generator")
+    return generator is not None and not (isinstance(generator, Const) and generator.value is None)
