@@ -34,6 +34,7 @@ from seedlint.analysis.objects import (
     NOTHING,
     UNKNOWN,
     UNKNOWN_SET,
+    ArgsObj,
     ClassObj,
     Constant,
     DictObj,
@@ -69,6 +70,7 @@ from seedlint.facts.model import (
     Name,
     Not,
     Seq,
+    Span,
     Subscript,
     Value,
 )
@@ -109,6 +111,8 @@ class ValueFlow:
         self._mutations: Dict[tuple, List[Tuple[Call, bool]]] = {}
         self._outside: Optional[Dict[str, list]] = None
         self._outside_count = -1
+        self._parsers: Optional[List[Tuple[ModuleFacts, Function, Call]]] = None
+        self._parsers_count = -1
         self._depth = 0
 
     # ================================================================== frames
@@ -215,7 +219,7 @@ class ValueFlow:
             if scope is None:
                 return UNKNOWN_SET
             frame = self._enclosing_frame(frame, scope)
-        values = self._local(name.root, frame)
+        values = self._local(name.root, frame, name.span)
         for part in name.rest.split(".") if name.rest else ():
             values = self.attribute(values, part)
         return values
@@ -226,15 +230,18 @@ class ValueFlow:
         from any call."""
         return self.function_frame(frame.module, scope)
 
-    def _local(self, root: str, frame: Frame) -> Values:
+    def _local(self, root: str, frame: Frame, read: Optional[Span] = None) -> Values:
         function = frame.function.function
         module = frame.module
-        if root in function.params:
-            return self.param(frame, root)
         found: List[Values] = []
-        for assign in function.assigns:
-            if assign.target == root and self.guards_may_hold(assign.guards, frame):
-                found.append(self.eval(assign.value, frame))
+        assigns = [a for a in function.assigns if a.target == root and self.guards_may_hold(a.guards, frame)]
+        killed = False
+        if read is not None:
+            assigns, killed = _reaching(function, assigns, read)
+        if root in function.params and not killed:
+            found.append(self.param(frame, root))
+        for assign in assigns:
+            found.append(self.eval(assign.value, frame))
         for loop in function.loops:
             if loop.target == root:
                 found.append(self.elements(self.eval(loop.iterable, frame)))
@@ -511,6 +518,37 @@ class ValueFlow:
             arguments = arguments + [(e.value, e.frame) for e in only.entries]
         return arguments, True
 
+    def keyword_values(self, call: Call, frame: Frame, name: str, position: Optional[int] = None) -> Optional[Values]:
+        """What ``call`` passes for the keyword ``name`` (or at ``position``), also through
+        ``**kwargs`` dicts and ``*args``: None when it certainly passes nothing; UNKNOWN in
+        the set when it may pass something unseen (or nothing)."""
+        value = call.argument(name, position)
+        if value is not None:
+            return self.eval(value, frame)
+        site = Site(frame, call)
+        found: List[Values] = []
+        if position is not None and call.stars:
+            arguments, closed = self.positional_arguments(site)
+            if position < len(arguments):
+                return self.eval(*arguments[position])
+            if not closed:
+                found.append(UNKNOWN_SET)
+        if call.star_kwargs and not call.double_stars:
+            found.append(UNKNOWN_SET)
+        for value, inner in site.double_stars():
+            for obj in self.eval(value, inner):
+                if not isinstance(obj, DictObj):
+                    found.append(UNKNOWN_SET)
+                    continue
+                for entry in self.dict_entries(obj):
+                    if entry.key == name:
+                        found.append(self.eval(entry.value, entry.frame))
+                    elif entry.key is Entry.ANY:
+                        found.append(UNKNOWN_SET)
+                if obj.open:
+                    found.append(UNKNOWN_SET)
+        return union(found) if found else None
+
     # ------------------------------------------------------------------ calls
     def _call(self, call: Call, frame: Frame) -> Values:
         func = call.func
@@ -659,6 +697,9 @@ class ValueFlow:
             return UNKNOWN_SET
         if isinstance(receiver, ExternalInstance) and name in library.RETURNS_RECEIVER:
             return frozenset({receiver})
+        if isinstance(receiver, ExternalInstance) and receiver.qualified in library.ARGUMENT_PARSERS:
+            if name in ("parse_args", "parse_known_args"):
+                return frozenset({ArgsObj(receiver, pair=name == "parse_known_args")})
         if isinstance(receiver, SeqObj) and name in ("copy", "__iter__"):
             return frozenset({receiver})
         if self.registries.is_registry(receiver):
@@ -702,9 +743,52 @@ class ValueFlow:
                 argument = obj.site.call.argument(*held)
                 return self.eval(argument, obj.site.frame) if argument is not None else frozenset({NONE})
             return frozenset({MethodOf(obj, name)})
+        if isinstance(obj, ArgsObj) and not obj.pair:
+            return self._argparse_default(obj.parser, name)
         if isinstance(obj, (DictObj, SeqObj, Constant, FunctionObj, MethodOf)):
             return frozenset({MethodOf(obj, name)})
         return UNKNOWN_SET
+
+    def _argparse_default(self, parser: ExternalInstance, dest: str) -> Values:
+        """The default of the option stored in ``dest``: the value the program runs with
+        unless its command line says otherwise."""
+        found: List[Values] = []
+        for module, function, call in self._parser_calls():
+            method = call.func.dotted.rsplit(".", 1)[-1]
+            frame = self.function_frame(module, function)
+            receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
+            holders = self.eval(receiver, frame)
+            if not any(h == parser or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
+                continue
+            if method == "set_defaults":
+                value = call.kwarg(dest)
+                if value is not None:
+                    return self.eval(value, frame)
+                continue
+            if _option_dest(call) != dest:
+                continue
+            if call.kwarg("required") is not None and self.truth(call.kwarg("required"), frame):
+                return UNKNOWN_SET
+            default = call.kwarg("default")
+            if default is not None:
+                found.append(self.eval(default, frame))
+            else:
+                action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None
+                implied = {"store_true": False, "store_false": True}.get(action.value if action else None)
+                found.append(frozenset({Constant(implied)}))
+        return union(found) if found else UNKNOWN_SET
+
+    def _parser_calls(self) -> List[Tuple[ModuleFacts, Function, Call]]:
+        if self._parsers is None or self._parsers_count != len(self.index.modules):
+            self._parsers_count = len(self.index.modules)
+            self._parsers = [
+                (module, function, call)
+                for module in list(self.index.modules.values())
+                for function, call in module.all_calls()
+                if isinstance(call.func, Name) and "." in call.func.dotted
+                and call.func.dotted.rsplit(".", 1)[-1] in ("add_argument", "set_defaults")
+            ]
+        return self._parsers
 
     def _class_attribute(self, cls: ClassRef, name: str) -> Values:
         method = self.index.method(cls, name)
@@ -836,6 +920,8 @@ class ValueFlow:
                     found.append(self.elements(frozenset({holder})))
             elif isinstance(holder, (ClassObj, External)):
                 found.append(frozenset({holder}))
+            elif isinstance(holder, ArgsObj) and holder.pair and key is not None and key.value == 0:
+                found.append(frozenset({ArgsObj(holder.parser)}))
             elif self.registries.is_registry(holder):
                 found.append(self.registries.lookup(holder, index, frame))
             else:
@@ -983,6 +1069,55 @@ class ValueFlow:
 
     def instances_of(self, values: Values) -> List[Instance]:
         return [v for v in values if isinstance(v, Instance)]
+
+
+def _before(a: Span, b: Span) -> bool:
+    return (a.end_line, a.end_col) <= (b.line, b.col)
+
+
+def _reaching(function: Function, assigns: List, read: Span) -> Tuple[List, bool]:
+    """The assignments that may reach a read: the last one that runs unconditionally
+    before it, and any after that one (in a branch, or later in a loop around the read)."""
+    def in_loop(span: Span) -> bool:
+        return any(_inside(loop.span, span) for loop in function.loops)
+
+    killers = [a for a in assigns if not a.guards and _before(a.span, read) and not in_loop(a.span)]
+    if not killers:
+        return assigns, False
+    last = max(killers, key=lambda a: (a.span.line, a.span.col))
+    loops_around_read = [loop.span for loop in function.loops if _inside(loop.span, read)]
+    kept = []
+    for assign in assigns:
+        if assign is last:
+            kept.append(assign)
+        elif (assign.span.line, assign.span.col) > (last.span.line, last.span.col):
+            if _before(assign.span, read) or any(_inside(loop, assign.span) for loop in loops_around_read):
+                kept.append(assign)
+    return kept, True
+
+
+def _inside(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+def _option_dest(call: Call) -> Optional[str]:
+    """Where ``add_argument`` stores its option: ``dest=``, else the first long flag."""
+    dest = call.kwarg("dest")
+    if isinstance(dest, Const) and isinstance(dest.value, str):
+        return dest.value
+    flags = [a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str)]
+    long = [f for f in flags if f.startswith("--")]
+    chosen = long[0] if long else (flags[0] if flags else None)
+    return chosen.lstrip("-").replace("-", "_") if chosen else None
+
+
+def _group_of(holder: ExternalInstance, parser: ExternalInstance, flow: "ValueFlow", frame: Frame) -> bool:
+    """``holder`` is an argument group of ``parser`` (``parser.add_argument_group(...)``)."""
+    func = holder.site.call.func
+    if not (isinstance(func, Name) and func.dotted.endswith((".add_argument_group", ".add_mutually_exclusive_group"))):
+        return False
+    receiver = Name(func.dotted.rsplit(".", 1)[0], func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
+    return parser in flow.eval(receiver, holder.site.frame)
 
 
 def _default(function: Function, name: str) -> Optional[Value]:

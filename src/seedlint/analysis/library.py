@@ -47,3 +47,5 @@ REGISTERING_METHODS = ("register", "_register", "register_module", "_register_mo
 """Methods (or their prefixes) that put a class into a registry object."""
 RETURNS_RECEIVER = frozenset({"manual_seed"})
 """Methods of library objects that return the object itself (``torch.Generator().manual_seed(0)``)."""
+ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
+"""Whose ``parse_args()`` result the flow reads the option defaults of."""

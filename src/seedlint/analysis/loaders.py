@@ -24,6 +24,7 @@ from seedlint.analysis.objects import (
     DictObj,
     Entry,
     External,
+    ExternalInstance,
     Frame,
     FunctionObj,
     Instance,
@@ -289,7 +290,13 @@ class Loaders:
         unknown = any(not isinstance(v, Constant) for v in argument.values)
         return Workers(counts, unknown)
 
-    def datasets(self, loader: LoaderCall, frame: Frame) -> List[Instance]:
+    def datasets(self, loader: LoaderCall, frame: Frame) -> List[Obj]:
+        """The dataset objects the loader may load: objects of project classes, and objects
+        of library classes (``ImageFolder(root, transform=...)``), whose worker code is the
+        project callables they hold."""
+        return [v for v in self.argument(loader, "dataset", frame).values if isinstance(v, (Instance, ExternalInstance))]
+
+    def project_datasets(self, loader: LoaderCall, frame: Frame) -> List[Instance]:
         return [v for v in self.argument(loader, "dataset", frame).values if isinstance(v, Instance)]
 
     def worker_init(self, loader: LoaderCall, frame: Frame) -> Argument:

@@ -187,6 +187,10 @@ class ExternalInstance(Obj):
         self.site = site
         self.key = ("external-instance", qualified, site.key)
 
+    @property
+    def built_at(self) -> Optional[Tuple[ModuleFacts, Call]]:
+        return self.site.frame.module, self.site.call
+
 
 class Constant(Obj):
     __slots__ = ("value",)
@@ -272,6 +276,19 @@ class MethodOf(Obj):
         self.receiver = receiver
         self.name = name
         self.key = ("method-of", receiver.key, name)
+
+
+class ArgsObj(Obj):
+    """What ``parser.parse_args()`` returns: its attributes are the options' defaults
+    (``add_argument(..., default=...)``, ``set_defaults(...)``) of ``parser``."""
+
+    __slots__ = ("parser", "pair")
+
+    def __init__(self, parser: "ExternalInstance", pair: bool = False) -> None:
+        self.parser = parser
+        self.pair = pair
+        """``parse_known_args()``: the pair (namespace, the arguments it did not know)."""
+        self.key = ("args", parser.key, pair)
 
 
 class SuperObj(Obj):

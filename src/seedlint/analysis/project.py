@@ -14,8 +14,12 @@ from typing import Dict, List, Optional
 from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.index import ProjectIndex
+from seedlint.analysis.lightning import Lightning
+from seedlint.analysis.loaders import Loaders
+from seedlint.analysis.loops import Loops
+from seedlint.analysis.seeds import Seeds
+from seedlint.analysis.workers import WorkerCode
 from seedlint.config import Settings
-from seedlint.dataflow import Dataflow
 from seedlint.facts.model import ModuleFacts
 
 
@@ -29,46 +33,34 @@ class Project:
         self.modules = modules
         self.settings = settings
         self.files = files
-        self._subclasses: Dict[frozenset, frozenset] = {}
+        self._memo: Dict[str, object] = {}
+
+    def memo(self, key: str, compute):
+        """A value rules share, computed once per run (a verdict several rules report)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     @cached_property
     def flow(self) -> ValueFlow:
         return ValueFlow(self.index, self.files)
 
     @cached_property
-    def loaders(self):
-        from seedlint.analysis.loaders import Loaders
-
+    def loaders(self) -> Loaders:
         return Loaders(self)
 
     @cached_property
-    def workers(self):
-        from seedlint.analysis.workers import WorkerCode
-
+    def workers(self) -> WorkerCode:
         return WorkerCode(self)
 
     @cached_property
-    def seeds(self):
-        from seedlint.analysis.seeds import Seeds
+    def loops(self) -> Loops:
+        return Loops(self)
 
+    @cached_property
+    def lightning(self) -> Lightning:
+        return Lightning(self)
+
+    @cached_property
+    def seeds(self) -> Seeds:
         return Seeds(self)
-
-    @cached_property
-    def dataflow(self) -> Dataflow:
-        return Dataflow(self.index)
-
-    def subclasses(self, classes: frozenset) -> frozenset:
-        """``classes`` and every checked-module class derived from them, by qualified name."""
-        if classes not in self._subclasses:
-            self._subclasses[classes] = self.dataflow.subclasses_within(self.modules, classes)
-        return self._subclasses[classes]
-
-    @cached_property
-    def _loader_calls(self):
-        from seedlint.loaders import find_loader_calls, loader_classes
-
-        classes = self.subclasses(loader_classes(self.settings.extra_loader_classes))
-        return list(find_loader_calls(self.dataflow, self.modules, classes))
-
-    def loader_calls(self):
-        return self._loader_calls

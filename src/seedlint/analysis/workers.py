@@ -79,13 +79,15 @@ class WorkerCode:
         self.index = project.index
         self._memo: Dict[tuple, WorkerRun] = {}
 
-    def of(self, instance: Instance) -> WorkerRun:
+    def of(self, instance: Obj) -> WorkerRun:
+        """The worker code of a dataset object: a project class's, or the project callables
+        a library dataset holds (its ``transform``)."""
         found = self._memo.get(instance.key)
         if found is None:
             found = self._memo[instance.key] = self._walk(instance)
         return found
 
-    def _walk(self, instance: Instance) -> WorkerRun:
+    def _walk(self, instance: Obj) -> WorkerRun:
         reached: Dict[tuple, Reached] = {}
         queue: List[Reached] = []
 
@@ -97,10 +99,15 @@ class WorkerCode:
             reached[key] = item
             queue.append(item)
 
-        for name in ENTRY_METHODS:
-            method = self.index.method(instance.cls, name)
-            if method is not None:
-                add(self.flow.method_frame(method, instance), None)
+        if isinstance(instance, Instance):
+            for name in ENTRY_METHODS:
+                method = self.index.method(instance.cls, name)
+                if method is not None:
+                    add(self.flow.method_frame(method, instance), None)
+        elif isinstance(instance, ExternalInstance):
+            for held in self.flow.held_callables(instance.site.call, instance.site.frame):
+                for held_frame in self._frames_of(held):
+                    add(held_frame, None)
         draws: List[Draw] = []
         reseeded: Set[tuple] = set()
         reassigned: Set[Tuple[tuple, str]] = set()
@@ -167,7 +174,7 @@ class WorkerCode:
                         found.append(Draw(current, call, RNG_OBJECT, obj))
         return found
 
-    def _note_assignments(self, current: Reached, instance: Instance, reassigned: Set[Tuple[tuple, str]]) -> None:
+    def _note_assignments(self, current: Reached, instance: Obj, reassigned: Set[Tuple[tuple, str]]) -> None:
         frame = current.frame
         function = frame.function.function
         if not isinstance(frame.receiver, Instance) or not function.params:

@@ -58,3 +58,10 @@ def built(instance, loader=None) -> str:
     if loader is not None and module.path == loader.module.path and loader.call.span.line <= call.span.line <= loader.call.span.end_line:
         return ""
     return f" built at {where(module, call.span)}"
+
+
+def dataset_name(dataset) -> str:
+    """How messages name a dataset object: its class (a library class by its last name)."""
+    if hasattr(dataset, "cls"):
+        return dataset.cls.cls.name
+    return dataset.qualified.rsplit(".", 1)[-1]

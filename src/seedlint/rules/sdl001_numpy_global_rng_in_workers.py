@@ -10,7 +10,7 @@ from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS
-from seedlint.rules.base import Project, Rule, built, where
+from seedlint.rules.base import Project, Rule, built, dataset_name, where
 
 FIX_KIND = "add-worker-init-fn"
 
@@ -102,7 +102,7 @@ class NumpyGlobalRngInWorkers(Rule):
         )
         message = (
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}` in `{function.function.qualname}`, "
-            f"{where(function.module, draw.call.span)}, reached from `{instance.cls.cls.name}`{built(instance, loader)}) but "
+            f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{built(instance, loader)}) but "
             + ("no worker_init_fn seeds it" if no_init else "its worker_init_fn never seeds NumPy")
             + f": {effect}"
         )

@@ -94,7 +94,7 @@ class IterableDatasetNotSharded(Rule):
                 init = loaders.worker_init(loader, frame)
                 if init.unknown or _init_fn_may_shard(project, init):
                     continue
-                found = self._unsharded(project, loaders.datasets(loader, frame))
+                found = self._unsharded(project, loaders.project_datasets(loader, frame))
                 if found is None:
                     continue
                 instance, iter_method = found

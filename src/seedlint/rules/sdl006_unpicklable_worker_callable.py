@@ -124,7 +124,7 @@ class UnpicklableWorkerCallable(Rule):
                         yield problem, role
         dataset = loader.argument("dataset")
         span = dataset.span if isinstance(dataset, (Name, Call)) else loader.call.span
-        for instance in project.loaders.datasets(loader, frame):
+        for instance in project.loaders.project_datasets(loader, frame):
             cls = instance.cls.cls
             if cls.nested:
                 owner = cls.qualname.split(".<locals>.")[0]

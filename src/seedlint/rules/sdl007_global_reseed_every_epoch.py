@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import FrozenSet, Iterable, Set
+from typing import FrozenSet, Iterable, Optional, Set
 
+from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
+from seedlint.analysis.objects import Constant
+from seedlint.analysis.reach import reachable
+from seedlint.analysis.seeds import Context, Seeding
 from seedlint.diagnostics import Diagnostic
-from seedlint.epoch_loops import EpochLoop, contains, loop_index
-from seedlint.facts.model import Call, Const
-from seedlint.loaders import LoaderCall, workers_may_be_positive
+from seedlint.rng import NUMPY, PYTHON_RANDOM, STREAM_NAMES, TORCH, global_stream
 from seedlint.rules.base import Project, Rule, where
-from seedlint.seeding_calls import TORCH, Seeding, SeedingCalls
-
-LOOP_TRIGGERS = (b"_loader", b"dataloader")
-"""A file with an epoch loop builds its loader (``DataLoader``) or names the one it iterates
-(``train_loader``, ``dataloader``)."""
+from seedlint.rules.sdl009_distributed_sampler_without_set_epoch import LOOP_TRIGGERS
 
 
 class GlobalReseedEveryEpoch(Rule):
@@ -26,7 +24,9 @@ class GlobalReseedEveryEpoch(Rule):
 
     The epoch loop is the loop around the place the loader is iterated: a `for` over the
     loader (also through `enumerate`, `tqdm`, `zip`), an `iter(loader)`, or a call of a
-    function that iterates it, such as `train_one_epoch(model, loader)`.
+    function that iterates it, such as `train_one_epoch(model, loader)`. A reseed of NumPy
+    or `random` is reported only when something in the loop draws from that RNG: the
+    training code itself, or, on torch < 1.9, the loader's workers (NumPy).
 
     ## Why is this bad?
     Each epoch the loader draws its shuffle order (`RandomSampler`) and its workers' base
@@ -69,62 +69,85 @@ class GlobalReseedEveryEpoch(Rule):
         return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        loops = loop_index(project)
-        seeding = SeedingCalls(loops)
+        seeds = project.seeds
         reported: Set[int] = set()
-        for epoch_loop in loops.epoch_loops():
-            loader = next((candidate for candidate in epoch_loop.loaders if self._randomised(project, candidate)), None)
-            if loader is None:
+        for epoch_loop in project.loops.epoch_loops:
+            randomised = [obj for obj in epoch_loop.loaders if self._randomised(project, obj)]
+            if not randomised:
                 continue
-            varying = self._varying(epoch_loop)
+            context = Context(varying=frozenset((epoch_loop.frame.function.key, n) for n in epoch_loop.varying))
+            parent_draws: Optional[FrozenSet[str]] = None
             for call in epoch_loop.calls():
                 if id(call) in reported or not contains(epoch_loop.loop.span, call.span):
                     continue
-                found = seeding.classify(epoch_loop.module, epoch_loop.function, call)
-                if found is None or not self._fixed(seeding, epoch_loop, found, varying):
-                    continue
-                reported.add(id(call))
-                yield self.report(epoch_loop.module, call.span, self._message(found, loader))
+                for seeding in seeds.seedings(call, epoch_loop.frame):
+                    if seeding.seed is None or not seeds.origin(seeding.seed, seeding.frame, context).fixed:
+                        continue
+                    if parent_draws is None:
+                        parent_draws = _parent_draws(project, epoch_loop)
+                    broken = self._broken(project, seeding, randomised, parent_draws)
+                    if not broken:
+                        continue
+                    reported.add(id(call))
+                    yield self.report(epoch_loop.module, call.span, self._message(seeding, broken, randomised[0]))
+                    break
 
     @staticmethod
-    def _randomised(project: Project, loader: LoaderCall) -> bool:
+    def _randomised(project: Project, obj: LoaderObject) -> bool:
         """The loader shuffles or starts workers, and draws from torch's global generator."""
-        generator = loader.argument("generator")
-        if generator is not None and not (isinstance(generator, Const) and generator.value is None):
+        loaders = project.loaders
+        generator = loaders.argument(obj.loader, "generator", obj.frame).values
+        if any(not (isinstance(v, Constant) and v.value is None) for v in generator):
             return False
-        if workers_may_be_positive(project.dataflow, loader):
+        if loaders.workers(obj.loader, obj.frame).may_be_positive:
             return True
-        shuffle = loader.argument("shuffle")
-        if shuffle is None:
-            return False
-        constant = project.dataflow.const(loader.module, shuffle)
-        return constant is None or bool(constant.value)
+        shuffle = loaders.argument(obj.loader, "shuffle", obj.frame).values
+        return any(not (isinstance(v, Constant) and not v.value) for v in shuffle)
 
     @staticmethod
-    def _varying(epoch_loop: EpochLoop) -> FrozenSet[str]:
-        """Names that change from one epoch to the next: the loop variables."""
-        names = set()
-        for loop in epoch_loop.function.loops:
-            if contains(epoch_loop.loop.span, loop.span) and loop.target:
-                names.add(loop.target.split(".", 1)[0])
-        if not epoch_loop.loop.target and not isinstance(epoch_loop.loop.iterable, Call):
-            # A ``while`` loop advances its counters with ``+=``, which facts do not record.
-            names.update(a.target for a in epoch_loop.function.assigns if "." not in a.target)
-        return frozenset(names)
+    def _broken(project: Project, seeding: Seeding, loaders, parent_draws: FrozenSet[str]) -> FrozenSet[str]:
+        """The reseeded RNGs whose replay matters: torch's (shuffle order and worker seeds)
+        always; NumPy's and random's when the loop draws from them."""
+        broken = set()
+        if TORCH in seeding.rngs:
+            broken.add(TORCH)
+        for stream in seeding.rngs & {NUMPY, PYTHON_RANDOM}:
+            if stream in parent_draws:
+                broken.add(stream)
+            elif stream == NUMPY and project.settings.torch_version.may_be_below("1.9"):
+                for obj in loaders:
+                    if not project.loaders.workers(obj.loader, obj.frame).may_be_positive:
+                        continue
+                    for instance in project.loaders.datasets(obj.loader, obj.frame):
+                        if any(d.stream == NUMPY for d in project.workers.of(instance).draws):
+                            broken.add(NUMPY)
+        return frozenset(broken)
 
     @staticmethod
-    def _fixed(seeding: SeedingCalls, epoch_loop: EpochLoop, found: Seeding, varying: FrozenSet[str]) -> bool:
-        return all(seeding.is_fixed(epoch_loop.module, epoch_loop.function, v, varying) for v in found.values)
-
-    @staticmethod
-    def _message(found: Seeding, loader: LoaderCall) -> str:
-        what = f"`{found.spelled}(...)`"
-        if TORCH in found.rngs:
-            effect = "every epoch replays the same shuffle order and the same worker seeds, so every sample gets the same random augmentation"
-        else:
-            effect = "every epoch replays the same " + "/".join(sorted(found.rngs)) + " draws"
+    def _message(seeding: Seeding, broken: FrozenSet[str], obj: LoaderObject) -> str:
+        what = f"`{seeding.spelled}(...)`"
+        effects = []
+        if TORCH in broken:
+            effects.append("every epoch replays the same shuffle order and the same worker seeds, so every sample gets the same random augmentation")
+        others = sorted(broken - {TORCH})
+        if others:
+            effects.append("every epoch replays the same " + " and ".join(STREAM_NAMES[s] for s in others) + " draws")
         return (
             f"{what} reseeds the global RNG with the same value inside the epoch loop of the DataLoader "
-            f"({where(loader.module, loader.call.span)}): {effect}; seed once before the loop"
+            f"({where(obj.loader.module, obj.loader.call.span)}): {'; '.join(effects)}; seed once before the loop"
         )
 
+
+def _parent_draws(project: Project, epoch_loop: EpochLoop) -> FrozenSet[str]:
+    """The global RNGs the epoch loop's own code (the training step) draws from."""
+    flow = project.flow
+    frame = epoch_loop.frame
+    found: Set[str] = set()
+    roots = []
+    for call in epoch_loop.calls():
+        found.update(filter(None, (global_stream(n) for n in flow.callee_names(call, frame))))
+        roots.extend(callee for callee, _ in flow.callee_frames(call, frame))
+    for helper in reachable(flow, roots, limit=80):
+        for call in helper.function.function.calls:
+            found.update(filter(None, (global_stream(n) for n in flow.callee_names(call, helper))))
+    return frozenset(found)

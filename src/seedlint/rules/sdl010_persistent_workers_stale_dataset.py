@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional, Set, Tuple
+from typing import Iterable, Iterator, List, Optional, Set, Tuple
 
-from seedlint.diagnostics import Diagnostic
-from seedlint.epoch_loops import EpochLoop, LoopIndex, contains, loop_index
-from seedlint.facts.model import (
-    MODULE_CODE,
-    Call,
-    Function,
-    ModuleFacts,
-    Name,
-    Span,
-    Value,
-)
 from seedlint.analysis.index import ClassRef, FunctionRef
-from seedlint.loaders import LoaderCall, workers_may_be_positive
+from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
+from seedlint.analysis.objects import Instance
+from seedlint.diagnostics import Diagnostic
+from seedlint.facts.model import MODULE_CODE, Function, ModuleFacts, Name, Span
 from seedlint.rules.base import Project, Rule, where
-from seedlint.rules.sdl007_global_reseed_every_epoch import LOOP_TRIGGERS
+from seedlint.rules.sdl009_distributed_sampler_without_set_epoch import LOOP_TRIGGERS
 
 MAX_DEPTH = 6
 IN_PLACE_METHODS = frozenset(
@@ -80,41 +72,37 @@ class PersistentWorkersStaleDataset(Rule):
         return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        loops = loop_index(project)
-        for epoch_loop in loops.epoch_loops():
-            for loader in epoch_loop.loaders:
-                if not self._persistent(project, loader):
+        loaders = project.loaders
+        for epoch_loop in project.loops.epoch_loops:
+            for obj in epoch_loop.loaders:
+                if loaders.persistent(obj.loader, obj.frame) is not True:
                     continue
-                dataset_calls = {id(c) for _, c in self._constructions(project, loader.module, loader.argument("dataset"), 0)}
-                if not dataset_calls:
+                if not loaders.workers(obj.loader, obj.frame).may_be_positive:
+                    continue
+                datasets = loaders.project_datasets(obj.loader, obj.frame)
+                built = {_built_by(d) for d in datasets} - {None}
+                if not built:
                     continue
                 for span, receiver, method, what in self._mutations(epoch_loop):
-                    if not self._same_dataset(project, loops, epoch_loop, receiver, loader, dataset_calls):
+                    found = self._same_dataset(project, epoch_loop, receiver, built)
+                    if found is None:
                         continue
-                    if method is None or self._mutating_method(project, loader, method):
+                    if method is None or self._mutating_method(project, found, method):
                         message = (
-                            f"{what} changes the dataset of the DataLoader at {where(loader.module, loader.call.span)} "
+                            f"{what} changes the dataset of the DataLoader at {where(obj.loader.module, obj.loader.call.span)} "
                             "between epochs, but that loader has `persistent_workers=True`: its workers keep their "
                             "own copy of the dataset and never see the change"
                         )
                         yield self.report(epoch_loop.module, span, message)
 
-    @staticmethod
-    def _persistent(project: Project, loader: LoaderCall) -> bool:
-        value = loader.argument("persistent_workers")
-        if value is None or not workers_may_be_positive(project.dataflow, loader):
-            return False
-        constant = project.dataflow.const(loader.module, value)
-        return constant is not None and constant.value is True
-
     # ------------------------------------------------------------------ mutations in the loop
     def _mutations(self, epoch_loop: EpochLoop) -> Iterator[Tuple[Span, Name, Optional[str], str]]:
-        """(anchor, receiver, method called or None for an assignment, description) of each
+        """(where, the object changed, the method called or None for an assignment, description) of each
         change that may be made to an object in the loop."""
         module, function = epoch_loop.module, epoch_loop.function
         for assign in epoch_loop.loop.assigns:
             if "." in assign.target and not epoch_loop.in_iteration(assign.span):
-                receiver = self._name(module, function, assign.target.rsplit(".", 1)[0], assign.span)
+                receiver = _name(module, function, assign.target.rsplit(".", 1)[0], assign.span)
                 yield assign.span, receiver, None, f"assigning `{assign.target}`"
         for call in epoch_loop.calls():
             func = call.func
@@ -127,24 +115,18 @@ class PersistentWorkersStaleDataset(Rule):
             yield call.span, Name(dotted, func.span, qualified, func.scope), method, f"`{func.dotted}(...)`"
 
     @staticmethod
-    def _name(module: ModuleFacts, function: Function, dotted: str, span: Span) -> Name:
-        root = dotted.split(".", 1)[0]
-        local = function.qualname != MODULE_CODE and (
-            root in function.params or any(a.target.split(".", 1)[0] == root and "." not in a.target for a in function.assigns)
-        )
-        if local:
-            return Name(dotted, span, None, function.qualname)
-        prefix = f"{module.name}." if module.name else ""
-        return Name(dotted, span, f"{prefix}{dotted}")
+    def _same_dataset(project: Project, epoch_loop: EpochLoop, receiver: Name, built: Set[int]) -> Optional[Instance]:
+        """The loader's dataset object, when ``receiver`` may be it (also as ``loader.dataset``)."""
+        for obj in project.flow.eval(receiver, epoch_loop.frame):
+            if isinstance(obj, Instance) and _built_by(obj) in built:
+                return obj
+        return None
 
-    def _mutating_method(self, project: Project, loader: LoaderCall, method: str) -> bool:
+    def _mutating_method(self, project: Project, instance: Instance, method: str) -> bool:
         """A method of the (project) dataset class that changes the object: it assigns
         ``self.*``, changes one in place, or calls a method that does."""
-        for instance in project.dataflow.instances(loader.module, loader.argument("dataset")):
-            found = project.index.method(instance.cls, method)
-            if found is not None and self._mutates(project, found, instance.cls, set()):
-                return True
-        return False
+        found = project.index.method(instance.cls, method)
+        return found is not None and self._mutates(project, found, instance.cls, set())
 
     def _mutates(self, project: Project, ref: FunctionRef, owner: ClassRef, seen: Set[Tuple[str, str]]) -> bool:
         if ref.key in seen or len(seen) > 20 or not ref.function.params:
@@ -166,17 +148,18 @@ class PersistentWorkersStaleDataset(Rule):
                 return True  # random.shuffle(self.indices)
         return False
 
-    # ------------------------------------------------------------------ identity of the dataset
-    def _same_dataset(self, project, loops: LoopIndex, epoch_loop: EpochLoop, receiver: Name, loader: LoaderCall, dataset_calls) -> bool:
-        if receiver.dotted.endswith(".dataset"):
-            holder = Name(receiver.dotted[: -len(".dataset")], receiver.span,
-                          receiver.qualified[: -len(".dataset")] if receiver.qualified else None, receiver.scope)
-            if any(held.call is loader.call for held in loops.loaders(epoch_loop.module, holder)):
-                return True
-        found = {id(c) for _, c in self._constructions(project, epoch_loop.module, receiver, 0)}
-        return bool(found & dataset_calls)
 
-    def _constructions(self, project: Project, module: ModuleFacts, value: Optional[Value], depth: int) -> Iterator[Tuple[ModuleFacts, Call]]:
-        """The calls that build the object ``value`` may be (classes, not factories)."""
-        for origin, call, _ in project.dataflow.constructions(module, value, MAX_DEPTH, depth):
-            yield origin, call
+def _built_by(instance: Instance) -> Optional[int]:
+    origin = instance.built_at
+    return id(origin[1]) if origin is not None else None
+
+
+def _name(module: ModuleFacts, function: Function, dotted: str, span: Span) -> Name:
+    root = dotted.split(".", 1)[0]
+    local = function.qualname != MODULE_CODE and (
+        root in function.params or any(a.target.split(".", 1)[0] == root and "." not in a.target for a in function.assigns)
+    )
+    if local:
+        return Name(dotted, span, None, function.qualname)
+    prefix = f"{module.name}." if module.name else ""
+    return Name(dotted, span, f"{prefix}{dotted}")

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Tuple
-
-from seedlint.config import Settings
-from seedlint.diagnostics import Diagnostic
-from seedlint.lightning import batch_sampler_verdicts
-from seedlint.rules.base import Project, Rule
-
-LIGHTNING_TRIGGERS: Tuple[bytes, ...] = (b"batch_sampler", b"Trainer")
-
-
-class BatchSamplerVerdictRule(Rule):
-    """A rule that reports the batch sampler classes ``seedlint.lightning`` judged to be its case."""
-
-    def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
-        return LIGHTNING_TRIGGERS
-
-    def check(self, project: Project) -> Iterable[Diagnostic]:
-        for verdict in batch_sampler_verdicts(project):
-            if verdict.code == self.code:
-                yield self.report(verdict.module, verdict.anchor, verdict.message)
+from seedlint.rules.batch_samplers import BatchSamplerVerdictRule
 
 
 class BatchSamplerNotReinstantiable(BatchSamplerVerdictRule):
     """
     ## What it does
-    In a project that uses PyTorch Lightning (and does not turn sampler injection off), finds a
-    class passed to a `DataLoader` as `batch_sampler=` that Lightning cannot re-create as
+    Finds a class passed as `batch_sampler=` to a `DataLoader` that a Lightning Trainer or
+    Fabric runs with sampler injection on (a `*_dataloader` hook returns it, or it is passed to
+    `fit`/`validate`/`test`/`predict` or `setup_dataloaders`), that Lightning cannot re-create as
     `cls(sampler, batch_size=bs.batch_size, drop_last=bs.drop_last)`: it neither subclasses
     `torch.utils.data.BatchSampler` nor has `batch_size`/`drop_last` attributes, or its
     `__init__` does not accept those arguments. The message names the exact exception for the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from seedlint.rules.sdl101_batch_sampler_not_reinstantiable import BatchSamplerVerdictRule
+from seedlint.rules.batch_samplers import BatchSamplerVerdictRule
 
 
 class BatchSamplerWithoutSamplerArg(BatchSamplerVerdictRule):

@@ -6,7 +6,7 @@ from typing import Iterable, Tuple
 
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, flag_spellings, renamed
+from seedlint.analysis.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, renamed
 from seedlint.rules.base import Project, Rule
 
 FIX_KIND = "rename-lightning-flag"
@@ -16,9 +16,10 @@ class ReplaceSamplerDdpRemoved(Rule):
     """
     ## What it does
     Finds `Trainer(replace_sampler_ddp=...)`, `Fabric.setup_dataloaders(replace_sampler=...)`
-    (also spelled through `**dict(...)` or `**{...}`) and the `PL_TRAINER_REPLACE_SAMPLER_DDP`
-    environment variable in a project that may run Lightning >= 2.0 (it declares such a
-    version, or none).
+    (also spelled through `**dict(...)` or `**{...}`) and code that sets the
+    `PL_TRAINER_REPLACE_SAMPLER_DDP` environment variable (`os.environ[...] = ...`) in a
+    project that may run Lightning >= 2.0 (it declares such a version, or none). Other
+    strings that merely mention the name are left alone.
 
     ## Why is this bad?
     Lightning 2.0 renamed the flag to `use_distributed_sampler` with no deprecation overlap.
@@ -37,9 +38,10 @@ class ReplaceSamplerDdpRemoved(Rule):
     ```
 
     ## Fix safety
-    Renames the keyword (or the environment variable string). Safe when the project declares
-    Lightning >= 2.0; when it declares no Lightning version the rename is applied only with
-    `--unsafe-fixes`, because on Lightning 1.x the new name is the one that fails (SDL105).
+    Renames the keyword. Safe when the project declares Lightning >= 2.0; when it declares no
+    Lightning version the rename is applied only with `--unsafe-fixes`, because on Lightning
+    1.x the new name is the one that fails (SDL105). Renaming the environment variable is
+    always unsafe.
     """
 
     code = "SDL103"
@@ -55,7 +57,7 @@ class ReplaceSamplerDdpRemoved(Rule):
         if not version.may_be_at_least(RENAMED_IN):
             return
         safe = version.declared and not version.may_be_below(RENAMED_IN)
-        for spelling in flag_spellings(project):
+        for spelling in project.lightning.flag_spellings:
             if spelling.spelled == NEW_FLAG:
                 continue
             new = renamed(spelling)
@@ -72,5 +74,7 @@ class ReplaceSamplerDdpRemoved(Rule):
                 )
             if not version.declared:
                 message += " (no Lightning version declared; the rename is an unsafe fix)"
+            if spelling.spelled == OLD_ENV_VAR:
+                safe = False  # a string: renaming it changes what the program sets, decided by the user
             fix = Fix(FIX_KIND, spelling.module.path, spelling.span, safe, (spelling.spelled, new))
             yield self.report(spelling.module, spelling.span, message, fix)

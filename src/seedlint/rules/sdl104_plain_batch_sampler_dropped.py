@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable, Tuple
 
+from seedlint.analysis.objects import ExternalInstance
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call
-from seedlint.lightning import batch_sampler_uses, lightning_injects_samplers, plain_batch_sampler_call
 from seedlint.rules.base import Project, Rule
-from seedlint.rules.sdl101_batch_sampler_not_reinstantiable import LIGHTNING_TRIGGERS
+from seedlint.rules.batch_samplers import BATCH_SAMPLER, LIGHTNING_TRIGGERS
 
 FIX_KIND = "split-plain-batch-sampler"
 LOADER_BATCHING = ("batch_size", "shuffle", "sampler", "drop_last")
@@ -18,8 +18,10 @@ LOADER_BATCHING = ("batch_size", "shuffle", "sampler", "drop_last")
 class PlainBatchSamplerDropped(Rule):
     """
     ## What it does
-    In a Lightning project that does not turn sampler injection off, finds
-    `DataLoader(..., batch_sampler=BatchSampler(S, B, D))` with torch's own `BatchSampler`.
+    Finds `DataLoader(..., batch_sampler=BatchSampler(S, B, D))` with torch's own
+    `BatchSampler`, when a Lightning Trainer or Fabric with sampler injection on runs that
+    loader (a `*_dataloader` hook returns it, or it is passed to `fit`/`validate`/`test`/
+    `predict` or `setup_dataloaders`).
 
     ## Why is this bad?
     Under DDP Lightning does not re-create a plain `BatchSampler`: it drops it, passes a
@@ -54,25 +56,32 @@ class PlainBatchSamplerDropped(Rule):
         return LIGHTNING_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        if not lightning_injects_samplers(project):
+        lightning = project.lightning
+        if not lightning.used:
             return
-        for use in batch_sampler_uses(project):
-            if use.instance is not None:
+        reported = set()
+        for obj, runners in lightning.reached_objects():
+            if not any(r.injects for r in runners):
                 continue
-            found = plain_batch_sampler_call(project, use)
-            if found is None:
-                continue
-            _, call = found
-            anchor = use.keyword or use.loader.call.span
-            message = (
-                "a plain `BatchSampler` passed as `batch_sampler=` is dropped by Lightning under DDP: the "
-                "DataLoader is re-created with a `DistributedSampler` and batch size 1 (or unbatched), and "
-                "its sampler is replaced -- pass `sampler=`, `batch_size=`, `drop_last=` to the DataLoader instead"
-            )
-            fix = None
-            if use.keyword is not None and use.value is call and self._fixable(use.loader.call, call):
-                fix = Fix(FIX_KIND, use.loader.module.path, use.keyword)
-            yield self.report(use.loader.module, anchor, message, fix)
+            loader = obj.loader
+            for value in project.loaders.argument(loader, "batch_sampler", obj.frame).values:
+                if not (isinstance(value, ExternalInstance) and value.qualified in BATCH_SAMPLER):
+                    continue
+                keyword = loader.call.keyword_span("batch_sampler")
+                anchor = keyword or loader.call.span
+                key = (loader.module.path, anchor.line, anchor.col)
+                if key in reported:
+                    continue
+                reported.add(key)
+                message = (
+                    "a plain `BatchSampler` passed as `batch_sampler=` is dropped by Lightning under DDP: the "
+                    "DataLoader is re-created with a `DistributedSampler` and batch size 1 (or unbatched), and "
+                    "its sampler is replaced -- pass `sampler=`, `batch_size=`, `drop_last=` to the DataLoader instead"
+                )
+                fix = None
+                if keyword is not None and loader.call.kwarg("batch_sampler") is value.site.call and self._fixable(loader.call, value.site.call):
+                    fix = Fix(FIX_KIND, loader.module.path, keyword)
+                yield self.report(loader.module, anchor, message, fix)
 
     @staticmethod
     def _fixable(loader: Call, sampler_call: Call) -> bool:

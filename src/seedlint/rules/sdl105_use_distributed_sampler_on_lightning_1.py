@@ -6,7 +6,7 @@ from typing import Iterable, Tuple
 
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.lightning import NEW_FLAG, RENAMED_IN, flag_spellings, renamed
+from seedlint.analysis.lightning import NEW_FLAG, RENAMED_IN, renamed
 from seedlint.rules.base import Project, Rule
 from seedlint.rules.sdl103_replace_sampler_ddp_removed import FIX_KIND
 
@@ -50,7 +50,7 @@ class UseDistributedSamplerOnLightning1(Rule):
         version = project.settings.lightning_version
         if not version.declared or version.may_be_at_least(RENAMED_IN):
             return
-        for spelling in flag_spellings(project):
+        for spelling in project.lightning.flag_spellings:
             if spelling.spelled != NEW_FLAG:
                 continue
             old = renamed(spelling)

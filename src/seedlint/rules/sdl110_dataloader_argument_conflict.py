@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable, List, Tuple
 
+from seedlint.analysis.objects import NONE, Constant
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Const, IfExp
-from seedlint.lightning import may_be_none
+from seedlint.facts.model import Const
 from seedlint.rules.base import Project, Rule
 
 FIX_KIND = "drop-batch-size-none"
@@ -54,37 +54,36 @@ class DataloaderArgumentConflict(Rule):
         return (b"batch_sampler",)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        flow = project.dataflow
-        for loader in project.loader_calls():
-            batch_sampler = loader.argument("batch_sampler")
-            if batch_sampler is None or may_be_none(batch_sampler):
+        loaders = project.loaders
+        reported = set()
+        for loader in loaders.all:
+            if not loader.positional or id(loader.call) in reported:
                 continue
-            conflicts: List[str] = []
-            fix = None
-            for name, harmless in HARMLESS:
-                value = loader.argument(name)
-                if value is None:
+            for frame in loaders.contexts(loader):
+                batch_sampler = loaders.argument(loader, "batch_sampler", frame)
+                if NONE in batch_sampler.values or (batch_sampler.unknown and batch_sampler.explicit is None):
                     continue
-                if _may_be_harmless(flow, loader.module, value, harmless):
+                conflicts: List[str] = []
+                fix = None
+                for name, harmless in HARMLESS:
+                    argument = loaders.argument(loader, name, frame)
+                    if argument.unknown and argument.explicit is None:
+                        continue  # it may not be passed at all
+                    if any(isinstance(v, Constant) and v.value in harmless for v in argument.values):
+                        continue
+                    constants = [v.value for v in argument.values if isinstance(v, Constant)]
+                    shown = repr(constants[0]) if len(constants) == 1 and len(argument.values) == 1 else "..."
+                    conflicts.append(f"`{name}={shown}`")
+                    span = loader.call.keyword_span(name)
+                    explicit = argument.explicit
+                    if name == "batch_size" and isinstance(explicit, Const) and explicit.value is None and span is not None:
+                        fix = Fix(FIX_KIND, loader.module.path, span, True, ("batch_size",))
+                if not conflicts:
                     continue
-                constant = flow.const(loader.module, value)
-                shown = repr(constant.value) if constant is not None else "..."
-                conflicts.append(f"`{name}={shown}`")
-                span = loader.call.keyword_span(name)
-                if name == "batch_size" and isinstance(value, Const) and value.value is None and span is not None:
-                    fix = Fix(FIX_KIND, loader.module.path, span, True, ("batch_size",))
-            if not conflicts:
-                continue
-            message = (
-                f"`batch_sampler=` together with {', '.join(conflicts)}: torch raises `{TORCH_ERROR}` "
-                "when this DataLoader is built -- let the batch sampler decide batching, order and dropping"
-            )
-            yield self.report(loader.module, loader.call.span, message, fix)
-
-
-def _may_be_harmless(flow, module, value, harmless) -> bool:
-    """The value is, or may be (one branch of a conditional), one torch accepts."""
-    if isinstance(value, IfExp):
-        return _may_be_harmless(flow, module, value.body, harmless) or _may_be_harmless(flow, module, value.orelse, harmless)
-    constant = flow.const(module, value)
-    return constant is not None and constant.value in harmless
+                reported.add(id(loader.call))
+                message = (
+                    f"`batch_sampler=` together with {', '.join(conflicts)}: torch raises `{TORCH_ERROR}` "
+                    "when this DataLoader is built -- let the batch sampler decide batching, order and dropping"
+                )
+                yield self.report(loader.module, loader.call.span, message, fix)
+                break

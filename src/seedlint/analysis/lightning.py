@@ -1,0 +1,377 @@
+"""PyTorch Lightning: which Trainer or Fabric runs each DataLoader, and how it is set up.
+
+A loader *reaches* Lightning when a ``*_dataloader`` hook of a ``LightningModule`` or
+``LightningDataModule`` returns it (also in a list or dict), when it is passed to
+``trainer.fit/validate/test/predict``, or when ``fabric.setup_dataloaders`` wraps it. The
+runner is the Trainer whose run call receives that loader or that module's object; a
+hook of a class no visible Trainer runs is run by an *unseen* Trainer (a ``LightningCLI``,
+or a user of the library), which injects samplers unless every Trainer the project builds
+turns injection off. A Trainer's flags are read through ``**trainer_kwargs`` dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from seedlint.analysis.index import ClassRef, FunctionRef
+from seedlint.analysis.loops import LoaderObject
+from seedlint.analysis.objects import (
+    UNKNOWN,
+    ClassObj,
+    Constant,
+    DictObj,
+    ExternalInstance,
+    Frame,
+    Instance,
+    MethodOf,
+    Obj,
+    SeqObj,
+    Values,
+)
+from seedlint.facts.model import Call, Function, ItemAssign, ModuleFacts, Name, Span
+
+LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric")
+TRAINER_CLASSES = frozenset({
+    "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
+    "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.Trainer", "pytorch_lightning.trainer.Trainer",
+    "pytorch_lightning.trainer.trainer.Trainer",
+})
+FABRIC_CLASSES = frozenset({
+    "lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
+    "lightning_fabric.fabric.Fabric", "lightning.fabric.LightningLite", "pytorch_lightning.lite.LightningLite",
+    "lightning_lite.LightningLite",
+})
+MODULE_BASES = ("LightningModule", "LightningDataModule")
+HOOKS = ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader")
+RUN_METHODS = ("fit", "validate", "test", "predict", "tune")
+LOADER_KEYWORDS = ("train_dataloaders", "val_dataloaders", "dataloaders", "train_dataloader", "val_dataloader", "test_dataloaders")
+NEW_FLAG = "use_distributed_sampler"
+TRAINER_OLD_FLAG = "replace_sampler_ddp"
+FABRIC_OLD_FLAG = "replace_sampler"
+OLD_ENV_VAR = "PL_TRAINER_REPLACE_SAMPLER_DDP"
+NEW_ENV_VAR = "PL_TRAINER_USE_DISTRIBUTED_SAMPLER"
+RENAMED_IN = "2.0"
+TYPE_ERROR_SINCE = "2.1"
+MULTI_PROCESS_STRATEGIES = ("ddp", "fsdp", "deepspeed")
+STRATEGY_CLASSES = ("DDPStrategy", "FSDPStrategy", "DeepSpeedStrategy", "DDPSpawnStrategy")
+MAX_INSTANCES = 8
+
+
+@dataclass(frozen=True, eq=False)
+class Runner:
+    """A Trainer, a Fabric, or a Trainer the project does not show, that runs loaders."""
+
+    kind: str
+    """"trainer", "fabric" or "unseen"."""
+    module: Optional[ModuleFacts]
+    function: Optional[Function]
+    call: Optional[Call]
+    frame: Optional[Frame]
+    injects: bool
+    """Lightning injects a DistributedSampler into this runner's loaders."""
+
+    @property
+    def old_flag(self) -> str:
+        return FABRIC_OLD_FLAG if self.kind == "fabric" else TRAINER_OLD_FLAG
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FlagSpelling:
+    """One spelling of the sampler-injection flag: a keyword, or setting the environment variable."""
+
+    module: ModuleFacts
+    span: Span
+    spelled: str
+    owner: str
+    """"Trainer", "Fabric.setup_dataloaders" or "environment"."""
+
+
+class Lightning:
+    def __init__(self, project) -> None:
+        self.project = project
+        self.flow = project.flow
+        self.index = project.index
+
+    # ------------------------------------------------------------------ the project
+    @cached_property
+    def used(self) -> bool:
+        """The project declares a Lightning version or imports one of its packages."""
+        if self.project.settings.lightning_version.declared:
+            return True
+        return any(
+            target.split(".", 1)[0] in LIGHTNING_PACKAGES
+            for module in list(self.index.modules.values()) for target in module.imports.values()
+        )
+
+    @cached_property
+    def trainers(self) -> List[Runner]:
+        """Every ``Trainer(...)`` the checked modules build."""
+        found = []
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                if not _spelled_in(call, ("Trainer", "from_argparse_args", "LightningCLI")):
+                    continue
+                frame = self.flow.function_frame(module, function)
+                objects = self.flow.callee_objects(call, frame)
+                if any(self._is_trainer_class(o) for o in objects):
+                    found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
+        return found
+
+    def _is_trainer_class(self, obj: Obj) -> bool:
+        if isinstance(obj, ClassObj):
+            return any(base in TRAINER_CLASSES for base in self.index.external_bases(obj.cls))
+        if not hasattr(obj, "qualified"):
+            return False
+        qualified = obj.qualified
+        if qualified in TRAINER_CLASSES:
+            return True
+        head, _, last = qualified.rpartition(".")
+        return last == "from_argparse_args" and head in TRAINER_CLASSES
+
+    def _injects(self, call: Call, frame: Frame, old_flag: str) -> bool:
+        """True when the flag is certainly absent or certainly true."""
+        for flag in (NEW_FLAG, old_flag):
+            values = self.flow.keyword_values(call, frame, flag)
+            if values is None:
+                continue
+            if not values or not all(isinstance(v, Constant) and bool(v.value) for v in values):
+                return False
+        return True
+
+    @cached_property
+    def unseen(self) -> Runner:
+        """The Trainer that runs hooks of classes no visible Trainer runs."""
+        injects = not self.trainers or any(t.injects for t in self.trainers)
+        return Runner("unseen", None, None, None, None, injects)
+
+    # ------------------------------------------------------------------ what runs what
+    @cached_property
+    def reached(self) -> Dict[int, List[Tuple[LoaderObject, Runner]]]:
+        """Loader objects Lightning runs, by the id of the call that builds them."""
+        found: Dict[int, List[Tuple[LoaderObject, Runner]]] = {}
+
+        def add(objects: Iterable[LoaderObject], runner: Runner) -> None:
+            for obj in objects:
+                found.setdefault(id(obj.loader.call), []).append((obj, runner))
+
+        run_classes = set()
+        for runner, instance, loaders in self._run_calls():
+            add(loaders, runner)
+            if instance is not None:
+                run_classes.add(instance.cls.key)
+                add(self._hook_loaders(instance), runner)
+        for cls in self._module_classes():
+            if cls.key in run_classes:
+                continue
+            instances, _ = self.flow.callsites.constructions(cls)
+            if not instances or len(instances) > MAX_INSTANCES:
+                instances = [Instance(cls, None)]
+            for instance in instances:
+                add(self._hook_loaders(instance), self.unseen)
+        for runner, loaders in self._fabric_setups():
+            add(loaders, runner)
+        return found
+
+    def runners(self, obj: LoaderObject) -> List[Runner]:
+        return [runner for found, runner in self.reached.get(id(obj.loader.call), []) if found.frame.key == obj.frame.key]
+
+    def reached_objects(self) -> List[Tuple[LoaderObject, List[Runner]]]:
+        grouped: Dict[tuple, Tuple[LoaderObject, List[Runner]]] = {}
+        for entries in self.reached.values():
+            for obj, runner in entries:
+                key = (id(obj.loader.call), obj.frame.key)
+                grouped.setdefault(key, (obj, []))[1].append(runner)
+        return list(grouped.values())
+
+    def _module_classes(self) -> List[ClassRef]:
+        found = []
+        for module in list(self.index.modules.values()):
+            for cls in module.classes.values():
+                ref = ClassRef(module, cls)
+                if any(_is_lightning_module_base(base) for base in self.index.external_bases(ref)):
+                    found.append(ref)
+        return found
+
+    def _hook_loaders(self, instance: Instance) -> List[LoaderObject]:
+        found: List[LoaderObject] = []
+        for hook in HOOKS:
+            method = self.index.method(instance.cls, hook)
+            if method is None or not method.function.returns:
+                continue
+            frame = self.flow.method_frame(method, instance)
+            for value in method.function.returns:
+                found.extend(self.project.loops.loader_objects(self._flatten(self.flow.eval(value, frame))))
+        return found
+
+    def _flatten(self, values: Values) -> Values:
+        """Loaders returned in a list, tuple or dict count one by one."""
+        found = set(values)
+        for obj in values:
+            if isinstance(obj, SeqObj):
+                found |= self.flow.elements(frozenset({obj}))
+            elif isinstance(obj, DictObj):
+                for entry in self.flow.dict_entries(obj):
+                    found |= self.flow.eval(entry.value, entry.frame)
+        return frozenset(found)
+
+    def _run_calls(self) -> Iterable[Tuple[Runner, Optional[Instance], List[LoaderObject]]]:
+        """``trainer.fit(model, ...)`` and friends: the runner, the module object, the loaders passed."""
+        by_call = {id(t.call): t for t in self.trainers}
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                if not _spelled_in(call, RUN_METHODS):
+                    continue
+                frame = self.flow.function_frame(module, function)
+                for callee in self.flow.callee_objects(call, frame):
+                    receiver = callee.receiver if isinstance(callee, MethodOf) else None
+                    if not isinstance(receiver, ExternalInstance) or id(receiver.site.call) not in by_call:
+                        continue
+                    runner = by_call[id(receiver.site.call)]
+                    passed = [*call.args, *(v for k, v in call.kwargs)]
+                    values = self._flatten(frozenset().union(*(self.flow.eval(v, frame) for v in passed))) if passed else frozenset()
+                    loaders = self.project.loops.loader_objects(values)
+                    instances = [v for v in values if isinstance(v, Instance) and self._is_module_class(v.cls)]
+                    for instance in instances or [None]:
+                        yield runner, instance, loaders
+
+    def _is_module_class(self, cls: ClassRef) -> bool:
+        return any(_is_lightning_module_base(base) for base in self.index.external_bases(cls))
+
+    def _fabric_setups(self) -> Iterable[Tuple[Runner, List[LoaderObject]]]:
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                if not _spelled_in(call, ("setup_dataloaders", "setup_dataloader")):
+                    continue
+                frame = self.flow.function_frame(module, function)
+                for callee in self.flow.callee_objects(call, frame):
+                    receiver = callee.receiver if isinstance(callee, MethodOf) else None
+                    if isinstance(receiver, ExternalInstance) and receiver.qualified in FABRIC_CLASSES:
+                        runner = Runner("fabric", module, function, call, frame, self._injects(call, frame, FABRIC_OLD_FLAG))
+                        values = frozenset().union(*(self.flow.eval(v, frame) for v in call.args)) if call.args else frozenset()
+                        yield runner, self.project.loops.loader_objects(values)
+                        break
+
+    # ------------------------------------------------------------------ devices
+    def several_processes(self, runner: Runner) -> bool:
+        """The Trainer certainly starts several processes (devices > 1, -1 or "auto",
+        num_nodes > 1, or a ddp/fsdp/deepspeed strategy)."""
+        if runner.call is None:
+            return False
+        call, frame = runner.call, runner.frame
+        for keyword in ("devices", "gpus"):
+            values = self.flow.keyword_values(call, frame, keyword)
+            if values and all(_many_devices(v) for v in values):
+                return True
+        nodes = self.flow.keyword_values(call, frame, "num_nodes")
+        if nodes and all(isinstance(v, Constant) and isinstance(v.value, int) and v.value > 1 for v in nodes):
+            return True
+        strategy = self.flow.keyword_values(call, frame, "strategy")
+        if not strategy:
+            return False
+        for value in strategy:
+            if isinstance(value, Constant) and isinstance(value.value, str):
+                if not value.value.lower().startswith(MULTI_PROCESS_STRATEGIES):
+                    return False
+            elif isinstance(value, ExternalInstance):
+                if value.qualified.rsplit(".", 1)[-1] not in STRATEGY_CLASSES:
+                    return False
+            else:
+                return False
+        return True
+
+    # ------------------------------------------------------------------ the renamed flag
+    @cached_property
+    def flag_spellings(self) -> List[FlagSpelling]:
+        found: List[FlagSpelling] = []
+        for runner in self.trainers:
+            found.extend(self._keyword_spellings(runner.module, runner.call, TRAINER_OLD_FLAG, "Trainer"))
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                if _spelled_in(call, ("setup_dataloaders", "setup_dataloader")):
+                    found.extend(self._keyword_spellings(module, call, FABRIC_OLD_FLAG, "Fabric.setup_dataloaders"))
+            found.extend(self._environment_spellings(module))
+        return found
+
+    def _environment_spellings(self, module: ModuleFacts) -> List[FlagSpelling]:
+        """Code that sets the old environment variable: ``os.environ[NAME] = ...``,
+        ``os.environ.setdefault(NAME, ...)``, ``os.putenv(NAME, ...)``."""
+        strings = [span for text, span in module.caps_strings if text == OLD_ENV_VAR]
+        if not strings:
+            return []
+        found = []
+        for function in module.functions.values():
+            frame = self.flow.function_frame(module, function)
+            places = [i.span for i in function.item_assigns if self._environ(i.container, frame) and self._is_old(i.key, frame)]
+            for call in function.calls:
+                names = self.flow.callee_names(call, frame)
+                if names & {"os.environ.setdefault", "os.putenv", "os.environ.__setitem__"} and call.args and self._is_old(call.args[0], frame):
+                    places.append(call.span)
+            for place in places:
+                for span in strings:
+                    if _within(place, span):
+                        found.append(FlagSpelling(module, span, OLD_ENV_VAR, "environment"))
+        return found
+
+    def _environ(self, container, frame: Frame) -> bool:
+        return any(getattr(o, "qualified", "") == "os.environ" for o in self.flow.eval(container, frame))
+
+    def _is_old(self, key, frame: Frame) -> bool:
+        constant = self.flow.constant(key, frame)
+        return constant is not None and constant.value == OLD_ENV_VAR
+
+    @staticmethod
+    def _keyword_spellings(module: ModuleFacts, call: Call, old_flag: str, owner: str) -> List[FlagSpelling]:
+        found = []
+        for keyword in (old_flag, NEW_FLAG):
+            span = call.keyword_span(keyword)
+            if span is not None:
+                found.append(FlagSpelling(module, span, keyword, owner))
+        return found
+
+
+def renamed(spelling: FlagSpelling) -> str:
+    """The other side of the Lightning 2.0 rename."""
+    pairs = {TRAINER_OLD_FLAG: NEW_FLAG, FABRIC_OLD_FLAG: NEW_FLAG, OLD_ENV_VAR: NEW_ENV_VAR}
+    if spelling.spelled in pairs:
+        return pairs[spelling.spelled]
+    return TRAINER_OLD_FLAG if spelling.owner == "Trainer" else FABRIC_OLD_FLAG
+
+
+def _is_lightning_module_base(qualified: str) -> bool:
+    package = qualified.split(".", 1)[0]
+    return package in LIGHTNING_PACKAGES and qualified.rsplit(".", 1)[-1] in MODULE_BASES
+
+
+def _spelled_in(call: Call, names) -> bool:
+    """The callee is spelled, or imported, under one of ``names``."""
+    func = call.func
+    if not isinstance(func, Name):
+        return False
+    if func.dotted.rsplit(".", 1)[-1] in names:
+        return True
+    return func.qualified is not None and func.qualified.rsplit(".", 1)[-1] in names
+
+
+def _within(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+def _many_devices(value: Obj) -> bool:
+    if isinstance(value, SeqObj):
+        return len(value.entries) > 1
+    if not isinstance(value, Constant):
+        return False
+    if isinstance(value.value, bool):
+        return False
+    if isinstance(value.value, int):
+        return value.value > 1 or value.value == -1
+    if isinstance(value.value, str):
+        text = value.value.strip()
+        if text in ("auto", "-1"):
+            return True
+        if "," in text:
+            return len([p for p in text.split(",") if p.strip()]) > 1
+        return text.isdigit() and int(text) > 1
+    return False

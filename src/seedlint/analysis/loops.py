@@ -1,0 +1,247 @@
+"""Epoch loops: the loops that iterate a DataLoader once per pass.
+
+A loader is *iterated* at a site: a ``for`` statement over it (also through
+``enumerate``/``tqdm``/``zip``), an ``iter(loader)`` call, or a call of a project function
+that iterates it (a loader passed as an argument, or one the function reaches itself,
+such as ``self.train_loader``). What a ``for`` iterates is resolved by the value flow, so a
+site knows the loader *object*: the call that built it and the frame it was built in
+(``create_dataloader(..., rank=-1)`` builds one without a sampler).
+
+The *epoch loop* of a site is the innermost loop around it that counts (``range``-like, or
+a ``while``), skipping loops over literal lists such as ``for phase in ("train", "val")``
+and loops over loaders. Calls are screened by spelling before a helper is followed:
+a method on ``self``, or a call that passes something named like a loader, or one named
+for training (``train_one_epoch``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.objects import ExternalInstance, Frame, Instance, Obj, SeqObj
+from seedlint.facts.model import MODULE_CODE, Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
+
+MAX_DEPTH = 3
+"""Calls followed from an epoch loop into the helpers that iterate its loaders."""
+
+ITERATION_WRAPPERS = frozenset({
+    "enumerate", "iter", "zip", "list",
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+    "rich.progress.track", "itertools.islice",
+})
+"""Callables that iterate what they are given, so ``for b in tqdm(loader)`` iterates ``loader``."""
+RANGE_LIKE = frozenset({"range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
+MAPPING_VIEWS = ("items", "keys", "values")
+HELPER_SPELLINGS = ("epoch", "train", "loop", "fit", "run", "step", "valid", "eval", "test")
+
+
+def contains(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+@dataclass(frozen=True, eq=False)
+class LoaderObject:
+    """A loader as the program holds it: the call that built it, in the frame that ran it."""
+
+    loader: LoaderCall
+    frame: Frame
+
+
+@dataclass(frozen=True, eq=False)
+class Iteration:
+    """A place where a function iterates a loader."""
+
+    loader: LoaderObject
+    span: Span
+    """The ``for`` statement, the ``iter()`` call or the call of the helper that iterates it."""
+    via: Optional[Frame] = None
+    """The project function that iterates it, when the site is a call of that function."""
+
+
+@dataclass(eq=False)
+class EpochLoop:
+    module: ModuleFacts
+    function: Function
+    frame: Frame
+    loop: Loop
+    iterations: List[Iteration] = field(default_factory=list)
+
+    @property
+    def loaders(self) -> List[LoaderObject]:
+        seen: Dict[tuple, LoaderObject] = {}
+        for iteration in self.iterations:
+            seen.setdefault((id(iteration.loader.loader.call), iteration.loader.frame.key), iteration.loader)
+        return list(seen.values())
+
+    def in_iteration(self, span: Span) -> bool:
+        """Whether ``span`` lies inside one of the loop's loader iterations."""
+        return any(contains(iteration.span, span) for iteration in self.iterations)
+
+    def calls(self) -> List[Call]:
+        return self.loop.calls
+
+    @property
+    def varying(self) -> Set[str]:
+        """Locals that change from one epoch to the next: the loop variables, and what the
+        loop body assigns (a ``while`` advances its counter with ``+=``, not recorded)."""
+        names: Set[str] = set()
+        for loop in self.function.loops:
+            if contains(self.loop.span, loop.span) and loop.target:
+                names.add(loop.target.split(".", 1)[0])
+        names.update(a.target for a in self.loop.assigns if "." not in a.target)
+        if not self.loop.target and not isinstance(self.loop.iterable, Call):
+            names.update(a.target for a in self.function.assigns if "." not in a.target)
+        return names
+
+
+class Loops:
+    """Loader iterations and epoch loops of a project, computed once."""
+
+    def __init__(self, project) -> None:
+        self.project = project
+        self.flow = project.flow
+        self._by_call: Dict[int, LoaderCall] = {id(l.call): l for l in project.loaders.all}
+        self._sites: Dict[tuple, List[Iteration]] = {}
+
+    # ------------------------------------------------------------------ loader objects
+    def loader_objects(self, values) -> List[LoaderObject]:
+        found: List[LoaderObject] = []
+        for obj in values:
+            site = obj.site if isinstance(obj, (ExternalInstance, Instance)) else None
+            if site is None:
+                continue
+            loader = self._by_call.get(id(site.call))
+            if loader is not None:
+                found.append(LoaderObject(loader, site.frame))
+        return found
+
+    def iterated(self, value: Value, frame: Frame) -> List[LoaderObject]:
+        """The loaders a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip``."""
+        found: List[LoaderObject] = []
+        for inner in self._iterated_values(value, frame):
+            found.extend(self.loader_objects(self.flow.eval(inner, frame)))
+        return found
+
+    def _iterated_values(self, value: Value, frame: Frame) -> List[Value]:
+        if isinstance(value, Call) and isinstance(value.func, Name):
+            names = self.flow.callee_names(value, frame)
+            if names & ITERATION_WRAPPERS:
+                inner = list(value.args) if "zip" in names else list(value.args[:1])
+                return [v for item in inner for v in self._iterated_values(item, frame)]
+        return [value]
+
+    # ------------------------------------------------------------------ iteration sites
+    def sites(self, frame: Frame, depth: int = 0) -> List[Iteration]:
+        """Every place ``frame``'s function iterates a loader it can name itself."""
+        key = (frame.key, depth == 0)
+        if key in self._sites:
+            return self._sites[key]
+        self._sites[key] = []
+        function = frame.function.function
+        found: List[Iteration] = []
+        for loop in function.loops:
+            found.extend(Iteration(obj, loop.span) for obj in self.iterated(loop.iterable, frame))
+        # A function's own epoch loops only need the calls inside loops; a helper's every call.
+        calls = function.calls if depth else _unique([c for loop in function.loops for c in loop.calls])
+        for call in calls:
+            if isinstance(call.func, Name) and call.func.dotted == "iter" and call.args:
+                found.extend(Iteration(obj, call.span) for obj in self.iterated(call.args[0], frame))
+                continue
+            if depth >= MAX_DEPTH or not self._may_iterate_a_loader(function, call):
+                continue
+            for callee, _ in self.flow.callee_frames(call, frame):
+                for inner in self.sites(callee, depth + 1):
+                    found.append(Iteration(inner.loader, call.span, callee))
+        self._sites[key] = found
+        return found
+
+    @staticmethod
+    def _may_iterate_a_loader(function: Function, call: Call) -> bool:
+        """A cheap, spelling-only screen before a call is resolved."""
+        func = call.func
+        if not isinstance(func, Name):
+            return False
+        if func.qualified is None and function.params and func.root == function.params[0]:
+            return True
+        last = func.dotted.rsplit(".", 1)[-1].lower()
+        if any(spelling in last for spelling in HELPER_SPELLINGS):
+            return True
+        return any(_loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs)))
+
+    # ------------------------------------------------------------------ epoch loops
+    @cached_property
+    def epoch_loops(self) -> List[EpochLoop]:
+        return list(self._find_epoch_loops())
+
+    def _find_epoch_loops(self) -> Iterator[EpochLoop]:
+        for module in self.project.modules:
+            for function in list(module.functions.values()):
+                if not function.loops:
+                    continue
+                frame = self.flow.function_frame(module, function)
+                by_loop: Dict[int, EpochLoop] = {}
+                for iteration in self.sites(frame):
+                    loop = self.epoch_loop_of(frame, iteration.span)
+                    if loop is None:
+                        continue
+                    entry = by_loop.setdefault(id(loop), EpochLoop(module, function, frame, loop))
+                    entry.iterations.append(iteration)
+                yield from by_loop.values()
+
+    def epoch_loop_of(self, frame: Frame, site: Span) -> Optional[Loop]:
+        function = frame.function.function
+        enclosing = [loop for loop in function.loops if loop.span != site and contains(loop.span, site)]
+        candidates = [loop for loop in enclosing if self._counts_as_epochs(frame, loop)]
+        if not candidates:
+            return None
+        candidates.sort(key=lambda loop: (loop.span.line, loop.span.col), reverse=True)
+        for loop in candidates:
+            if self._range_like(frame, loop):
+                return loop
+        return candidates[0]
+
+    def _counts_as_epochs(self, frame: Frame, loop: Loop) -> bool:
+        iterable = loop.iterable
+        if isinstance(iterable, Seq):
+            return False
+        if isinstance(iterable, Name) and iterable.dotted.rsplit(".", 1)[-1] in MAPPING_VIEWS:
+            return False
+        if isinstance(iterable, Call) and isinstance(iterable.func, Name) and iterable.func.dotted.rsplit(".", 1)[-1] in MAPPING_VIEWS:
+            return False
+        if not loop.target and not isinstance(iterable, Call):
+            return True  # a ``while`` statement
+        if self.iterated(iterable, frame):
+            return False
+        values = self.flow.eval(iterable, frame)
+        literal = [v for v in values if isinstance(v, SeqObj) and v.indexable and not v.open]
+        return not (literal and len(literal) == len(values))  # a literal list of things: checkpoints, phases
+
+    def _range_like(self, frame: Frame, loop: Loop) -> bool:
+        if not loop.target and not isinstance(loop.iterable, Call):
+            return True  # a ``while`` statement
+        for value in self._iterated_values(loop.iterable, frame):
+            candidates = [value]
+            if isinstance(value, Name) and value.qualified is None:
+                function = frame.function.function
+                candidates += [a.value for a in function.assigns if a.target == value.dotted]
+            for item in candidates:
+                if isinstance(item, Call) and self.flow.callee_names(item, frame) & RANGE_LIKE:
+                    return True
+        return False
+
+
+def _loaderish(value: Value) -> bool:
+    """Whether an argument is spelled like a loader (``train_loader``, ``dataloader``)."""
+    if isinstance(value, Subscript):
+        value = value.value
+    return isinstance(value, Name) and "loader" in value.dotted.lower()
+
+
+def _unique(calls: List[Call]) -> List[Call]:
+    seen: Dict[int, Call] = {}
+    for call in calls:
+        seen.setdefault(id(call), call)
+    return list(seen.values())
