@@ -16,9 +16,17 @@ from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Class, Function, Lambda, ModuleFacts, Name, Value
 
-MAX_NEW_FILES = 40
+MAX_NEW_FILES = 20
 """Project files parsed to find the callers of one function; beyond it the answer is
 incomplete (the parameter may also be something else)."""
+MAX_NEW_FILES_PER_RUN = 80
+"""Project files parsed, over a whole run, only to find callers."""
+COMMON_NAMES = frozenset({
+    "__init__", "__call__", "forward", "setup", "build", "run", "main", "get", "update", "step", "train", "test",
+    "call", "apply", "load", "save", "init", "reset", "process", "transform", "prepare", "configure", "start",
+})
+"""Names spelled in too many files for a text search to narrow anything down: their
+callers are looked for among the modules already analysed."""
 MAX_SUBCLASS_ROUNDS = 3
 
 
@@ -39,6 +47,7 @@ class CallSites:
         self._memo: Dict[tuple, Tuple[List[Site], bool]] = {}
         self._by_spelling: Dict[str, Dict[str, List[Tuple[Function, Call]]]] = {}
         self._applications: Dict[Tuple[str, str], Call] = {}
+        self._budget = MAX_NEW_FILES_PER_RUN
 
     def of(self, frame: Frame) -> Tuple[List[Site], bool]:
         """The sites that may call the frame's function (with its receiver), and whether
@@ -58,10 +67,11 @@ class CallSites:
             return [], False
         modules, searched_all = self._modules(names, target.module)
         complete = complete and searched_all
+        spellings = names | {"__init__"} if target.function.name == "__init__" else names
         sites: List[Site] = []
         seen: Set[tuple] = set()
         for module in modules:
-            for function, call in self._calls_spelled(module, names):
+            for function, call in self._calls_spelled(module, spellings):
                 caller = self._caller_frame(module, function, call, frame)
                 for site in self._matches(call, caller, frame):
                     if site.key not in seen:
@@ -87,7 +97,7 @@ class CallSites:
         if function.name == "__init__":
             owner = self.index.class_of(target)
             if owner is not None:
-                names |= self._constructor_spellings(owner)
+                names = self._constructor_spellings(owner)
         if ".<locals>." in function.qualname:
             outer = target.module.functions.get(function.qualname.rsplit(".<locals>.", 1)[0])
             if outer is not None:
@@ -144,17 +154,19 @@ class CallSites:
         """Analysed modules, plus project files that spell one of ``names`` (parsed now)."""
         modules = {home.path: home}
         modules.update(self.index.modules)
-        complete = True
         files = self.flow.files
-        if files is not None:
-            fresh = [path for path in files.mentioning(sorted(names)) if path not in modules]
-            if len(fresh) > MAX_NEW_FILES:
-                complete = False
-                fresh = fresh[:MAX_NEW_FILES]
-            for path in fresh:
-                loaded = self.index.load_file(path)
-                if loaded is not None:
-                    modules[loaded.path] = loaded
+        words = sorted(n for n in names if n not in COMMON_NAMES and len(n) > 3)
+        if files is None:
+            return list(modules.values()), True
+        if len(words) < len(names):
+            return list(modules.values()), False
+        fresh = [path for path in files.mentioning(words) if path not in modules]
+        complete = len(fresh) <= min(MAX_NEW_FILES, self._budget)
+        for path in fresh[:min(MAX_NEW_FILES, self._budget)]:
+            self._budget -= 1
+            loaded = self.index.load_file(path)
+            if loaded is not None:
+                modules[loaded.path] = loaded
         return list(modules.values()), complete
 
     def _calls_spelled(self, module: ModuleFacts, names: Set[str]) -> List[Tuple[Function, Call]]:

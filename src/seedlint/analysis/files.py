@@ -8,7 +8,6 @@ parsed. The files are read once, on the first question, into one buffer.
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Dict, Iterable, List, Optional, Sequence
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -19,7 +18,7 @@ class ProjectFiles:
         self.paths: List[str] = sorted(set(paths))
         self._buffer: Optional[bytes] = None
         self._starts: List[int] = []
-        self._memo: Dict[bytes, List[str]] = {}
+        self._memo: Dict[bytes, List[int]] = {}
 
     def _read(self) -> None:
         chunks: List[bytes] = []
@@ -42,21 +41,34 @@ class ProjectFiles:
 
     def mentioning(self, words: Sequence[str]) -> List[str]:
         """Files in which one of ``words`` appears as a whole identifier."""
-        key = "\0".join(sorted(words)).encode()
-        if key in self._memo:
-            return self._memo[key]
+        found = set()
+        for word in words:
+            found.update(self._mentioning(word))
+        return [self.paths[i] for i in sorted(found)]
+
+    def _mentioning(self, word: str) -> List[int]:
+        key = word.encode()
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
         if self._buffer is None:
             self._read()
-        pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")(?![A-Za-z0-9_])")
-        found: List[str] = []
+        buffer, starts = self._buffer, self._starts
+        found: List[int] = []
         position = 0
-        buffer = self._buffer
         while True:
-            match = pattern.search(buffer, position)
-            if match is None:
+            at = buffer.find(key, position)
+            if at < 0:
                 break
-            index = bisect.bisect_right(self._starts, match.start()) - 1
-            found.append(self.paths[index])
-            position = self._starts[index + 1] if index + 1 < len(self._starts) else len(buffer)
+            end = at + len(key)
+            if (at == 0 or buffer[at - 1] not in _IDENTIFIER) and (end >= len(buffer) or buffer[end] not in _IDENTIFIER):
+                index = bisect.bisect_right(starts, at) - 1
+                found.append(index)
+                position = starts[index + 1] if index + 1 < len(starts) else len(buffer)
+            else:
+                position = end
         self._memo[key] = found
         return found
+
+
+_IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

@@ -51,6 +51,7 @@ from seedlint.analysis.objects import (
     Site,
     SuperObj,
     Values,
+    reset_keys,
 )
 from seedlint.facts.model import (
     MODULE_CODE,
@@ -58,6 +59,7 @@ from seedlint.facts.model import (
     BinOp,
     BoolOp,
     Call,
+    Class,
     Compare,
     Comprehension,
     Const,
@@ -99,8 +101,10 @@ class ValueFlow:
         from seedlint.analysis.callsites import CallSites
         from seedlint.analysis.registries import Registries
 
+        reset_keys()
         self.index = index
         self.files = files
+        index.base_resolver = self._resolve_base
         self.callsites = CallSites(self)
         self.registries = Registries(self)
         self._frames: Dict[tuple, Frame] = {}
@@ -114,6 +118,23 @@ class ValueFlow:
         self._parsers: Optional[List[Tuple[ModuleFacts, Function, Call]]] = None
         self._parsers_count = -1
         self._depth = 0
+
+    def _resolve_base(self, cls: ClassRef, base: Value) -> List:
+        """A class's base that names alone do not resolve, evaluated where the class is
+        defined: ``class Stream(base)`` inside ``def make(base)``, ``class A(REG[key])``."""
+        qualname = cls.cls.qualname
+        owner = qualname.rsplit(".<locals>.", 1)[0] if ".<locals>." in qualname else MODULE_CODE
+        function = cls.module.functions.get(owner)
+        if function is None:
+            return []
+        frame = self.function_frame(cls.module, function)
+        found = []
+        for obj in self.eval(base, frame):
+            if isinstance(obj, ClassObj) and obj.cls.key != cls.key:
+                found.append(obj.cls)
+            elif isinstance(obj, External):
+                found.append(ExternalRef(obj.qualified))
+        return found
 
     # ================================================================== frames
     def frame(self, function: FunctionRef, receiver: Optional[Obj] = None, site: Optional[Site] = None) -> Frame:
@@ -135,12 +156,39 @@ class ValueFlow:
         return self.frame(FunctionRef(module, function))
 
     def method_frame(self, method: FunctionRef, instance: Obj) -> Frame:
-        """The frame a method runs in for ``instance``: ``__init__`` with the construction's
-        arguments, any other method with whatever its callers pass."""
-        site = instance.site if isinstance(instance, Instance) and method.function.name == "__init__" else None
-        if site is not None:
-            site = Site(site.frame, site.call, 1, site.prefix)
-        return self.frame(method, instance, site)
+        """The frame a method runs in for ``instance``: the class's ``__init__`` with the
+        construction's arguments, a base class's ``__init__`` with what the subclass's
+        ``super().__init__(...)`` passes, any other method with whatever its callers pass."""
+        if not isinstance(instance, Instance) or method.function.name != "__init__" or instance.site is None:
+            return self.frame(method, instance)
+        key = ("init-frame", method.key, instance.key)
+        found = self._frames.get(key)
+        if found is None:
+            self._frames[key] = self.frame(method, instance)
+            found = self._frames[key] = self._init_frame(method, instance)
+        return found
+
+    def _init_frame(self, method: FunctionRef, instance: Instance) -> Frame:
+        top = self.index.method(instance.cls, "__init__")
+        site = instance.site
+        if top is None or top.key == method.key:
+            return self.frame(method, instance, Site(site.frame, site.call, 1, site.prefix))
+        for item in self.index.mro(instance.cls):
+            qualname = item.cls.methods.get("__init__")
+            if qualname is None:
+                continue
+            caller = FunctionRef(item.module, item.module.functions[qualname])
+            if caller.key == method.key:
+                continue
+            caller_frame = self.method_frame(caller, instance)
+            for call in caller.function.calls:
+                if _spelled(call.func) != "__init__":
+                    continue
+                for obj in self.callee_objects(call, caller_frame):
+                    if isinstance(obj, FunctionObj) and obj.function.key == method.key:
+                        offset = 1 if obj.receiver is not None else 0
+                        return self.frame(method, instance, Site(caller_frame, call, offset))
+        return self.frame(method, instance)
 
     # ================================================================== evaluation
     def eval(self, value: Optional[Value], frame: Frame) -> Values:
@@ -262,7 +310,12 @@ class ValueFlow:
         if not any(isinstance(v, (SeqObj, DictObj)) for v in values):
             return values
         mutations = self._mutation_calls(frame.module, function, dotted)
-        if not mutations:
+        stored = [
+            Entry(item.value, frame, self._static_key(item.key, frame)) for item in function.item_assigns
+            if isinstance(item.container, Name) and item.container.qualified is None and item.container.dotted == dotted
+            and self.guards_may_hold(item.guards, frame)
+        ]
+        if not mutations and not stored:
             return values
         changed: Set[Obj] = set()
         for obj in values:
@@ -276,7 +329,7 @@ class ValueFlow:
                         continue
                     extra += [Entry(v, frame, key) for key, v in call.kwargs]
                     extra += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1] if _spelled_last(call) == "update"]
-                changed.add(DictObj(obj.entries + tuple(extra), obj.open, obj.origin))
+                changed.add(DictObj(obj.entries + tuple(extra) + tuple(stored), obj.open, obj.origin))
             else:
                 changed.add(obj)
         return frozenset(changed)
@@ -310,6 +363,8 @@ class ValueFlow:
         if qualified.startswith("builtins."):
             return frozenset({External(qualified[len("builtins."):])})
         parts = qualified.split(".")
+        if parts[0] in library.KNOWN_LIBRARIES:
+            return frozenset({External(qualified)})
         for cut in range(len(parts), 0, -1):
             module = self.index.module_named(".".join(parts[:cut]), near)
             if module is not None:
@@ -644,12 +699,38 @@ class ValueFlow:
                 return frozenset({ModuleObj(module)}) if module is not None else frozenset({External(name.value)})
             return UNKNOWN_SET
         if qualified in library.NAMESPACE_LOOKUPS:
-            return self._namespace(frame.module) if qualified == "eval" else frozenset({MethodOf(ModuleObj(frame.module), "__dict__")})
+            if qualified == "eval" and call.args:
+                return self._eval_lookup(call.args[0], frame)
+            return frozenset({MethodOf(ModuleObj(frame.module), "__dict__")})
         if qualified in library.SUPER:
             return self._super(frame)
+        if qualified in library.TYPE and len(call.args) == 3:
+            return self._runtime_class(call, frame)
         if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
             return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
         return frozenset({ExternalInstance(qualified, site)})
+
+    def _runtime_class(self, call: Call, frame: Frame) -> Values:
+        """``type(name, (Base, ...), {"method": function, ...})``: a class made at run time."""
+        name = self.constant(call.args[0], frame)
+        bases, namespace = call.args[1], call.args[2]
+        if not isinstance(bases, Seq) or not isinstance(namespace, DictDisplay):
+            return UNKNOWN_SET
+        module = frame.module
+        methods = {}
+        for key, value in zip(namespace.keys, namespace.values):
+            if not (isinstance(key, Const) and isinstance(key.value, str)):
+                continue
+            if isinstance(value, Lambda) and value.qualname in module.functions:
+                methods[key.value] = value.qualname
+            elif isinstance(value, Name):
+                for obj in self.eval(value, frame):
+                    if isinstance(obj, FunctionObj) and obj.function.module is module:
+                        methods[key.value] = obj.function.function.qualname
+        label = name.value if name is not None and isinstance(name.value, str) else "<type>"
+        qualname = f"{label}<type:{call.span.line}:{call.span.col}>"
+        cls = Class(qualname=qualname, name=label, span=call.span, bases=bases.items, methods=methods)
+        return frozenset({ClassObj(ClassRef(module, cls))})
 
     def _getattr(self, call: Call, frame: Frame) -> Values:
         holders = self.eval(call.args[0], frame)
@@ -666,6 +747,23 @@ class ValueFlow:
         if len(call.args) > 2:
             found.append(self.eval(call.args[2], frame))
         return union(found)
+
+    def _eval_lookup(self, expression: Value, frame: Frame) -> Values:
+        """``eval(name)`` with a name from config: what the module can name, narrowed to a
+        module when the string starts with one (``eval("datasets." + cfg.DATASET)``)."""
+        prefix = expression.left if isinstance(expression, BinOp) and expression.op == "Add" else expression
+        constant = self.constant(prefix, frame)
+        if constant is not None and isinstance(constant.value, str):
+            dotted = constant.value.rstrip(".")
+            if dotted.replace(".", "").isidentifier():
+                head, *rest = dotted.split(".")
+                values = self.module_member(frame.module, head)
+                for part in rest:
+                    values = self.attribute(values, part)
+                if prefix is expression:
+                    return values
+                return union(self._namespace(v.module) for v in values if isinstance(v, ModuleObj)) or UNKNOWN_SET
+        return self._namespace(frame.module)
 
     def _namespace(self, module: ModuleFacts, own_only: bool = False) -> Values:
         """Every project class and function a module can name: ``eval(cfg.model)``,
@@ -973,11 +1071,15 @@ class ValueFlow:
             return self._compare(value, frame)
         if isinstance(value, Const):
             return bool(value.value)
+        if not _simple(value):
+            return None  # a call (``isinstance(x, T)``, ``dist.is_initialized()``): not decided statically
         values = self.eval(value, frame)
         truths = {_truth_of(obj) for obj in values}
         return truths.pop() if len(truths) == 1 else None
 
     def _compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        if not (_simple(value.left) and _simple(value.right)):
+            return None
         left = self.eval(value.left, frame)
         right = self.eval(value.right, frame)
         if not left or not right or not all(isinstance(o, Constant) for o in left | right):
@@ -997,7 +1099,11 @@ class ValueFlow:
         return outcomes.pop() if len(outcomes) == 1 else None
 
     def guards_may_hold(self, guards: Sequence[Guard], frame: Frame) -> bool:
-        """False when some guard certainly fails in ``frame`` (the code cannot run there)."""
+        """False when some guard certainly fails in ``frame`` (the code cannot run there).
+        Decided only in a frame with a context of its own (a call site, or an object built
+        at a known call): called from anywhere, a flag may be anything."""
+        if not guards or not _specific(frame):
+            return True
         for test, expected in guards:
             actual = self.truth(test, frame)
             if actual is not None and actual != expected:
@@ -1155,6 +1261,15 @@ def _exported(module: ModuleFacts, name: str) -> bool:
         if assign.target == "__all__" and isinstance(assign.value, Seq):
             return any(isinstance(item, Const) and item.value == name for item in assign.value.items)
     return not name.startswith("_")
+
+
+def _specific(frame: Frame) -> bool:
+    return frame.site is not None or (isinstance(frame.receiver, Instance) and frame.receiver.site is not None)
+
+
+def _simple(value: Value) -> bool:
+    """A name, an attribute chain or a constant: what a guard is decided from."""
+    return isinstance(value, (Name, Const)) or (isinstance(value, Attr) and _simple(value.value))
 
 
 def _truth_of(obj: Obj) -> Optional[bool]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from seedlint.analysis.import_roots import ancestors, path_edits
+from seedlint.analysis.library import KNOWN_LIBRARIES
 from seedlint.facts.model import Class, Function, ModuleFacts, Name, Value
 
 
@@ -92,6 +93,10 @@ class ProjectIndex:
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
         self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
         self._search_roots: Dict[str, List[str]] = {}
+        self._bases: Dict[Tuple[str, str], List[Symbol]] = {}
+        self.base_resolver: Optional[Callable[[ClassRef, Value], List[Symbol]]] = None
+        """Set by the value flow: resolves a base the names alone do not (a parameter of
+        the function that defines the class, ``REGISTRY[key]``, a call)."""
         self.unreadable: Dict[str, str] = {}
         """Project modules an import names that could not be analysed (path -> dotted name)."""
 
@@ -206,6 +211,8 @@ class ProjectIndex:
         if qualified.startswith("builtins."):
             return ExternalRef(qualified[len("builtins."):])
         parts = qualified.split(".")
+        if parts[0] in KNOWN_LIBRARIES:
+            return ExternalRef(qualified)
         for cut in range(len(parts), 0, -1):
             module = self.module_named(".".join(parts[:cut]), near, load)
             if module is not None:
@@ -264,10 +271,19 @@ class ProjectIndex:
         return order
 
     def bases(self, ref: ClassRef) -> Iterator[Symbol]:
+        key = ref.key
+        found = self._bases.get(key)
+        if found is None:
+            found = self._bases[key] = list(self._find_bases(ref))
+        return iter(found)
+
+    def _find_bases(self, ref: ClassRef) -> Iterator[Symbol]:
         for base in ref.cls.bases:
             symbol = self.symbol_of(base, ref.module)
-            if symbol is not None:
+            if symbol is not None and not isinstance(symbol, VariableRef):
                 yield symbol
+            elif self.base_resolver is not None:
+                yield from self.base_resolver(ref, base)
 
     def external_bases(self, ref: ClassRef) -> List[str]:
         """Qualified names of the non-project classes anywhere in the base chain."""

@@ -5,6 +5,17 @@ passed: returns one of its arguments, builds a ``functools.partial``, a dict, a 
 Anything not listed returns a new ``ExternalInstance``.
 """
 
+KNOWN_LIBRARIES = frozenset({
+    "torch", "torchvision", "torchaudio", "numpy", "lightning", "pytorch_lightning", "lightning_fabric", "lightning_lite",
+    "imgaug", "monai", "albumentations", "albucore", "kornia", "timm", "transformers", "accelerate",
+    "scipy", "sklearn", "cv2", "PIL", "tqdm", "webdataset", "audiomentations", "nlpaug", "mmcv", "mmengine",
+    "random", "os", "sys", "math", "functools", "itertools", "collections", "typing", "argparse", "copy",
+    "importlib", "multiprocessing", "json", "re", "time", "pathlib", "logging", "warnings", "abc", "dataclasses",
+})
+"""Packages whose names are always the library's, even when the checkout holds their
+sources (a check of pytorch-lightning itself): their behaviour is what seedlint's tables
+describe, and following their internals would cost as much as analysing them."""
+
 PASS_THROUGH = {
     "copy.copy": 0, "copy.deepcopy": 0, "list": 0, "tuple": 0, "typing.cast": 1,
     "torch.utils.data.Subset": 0, "torch.utils.data.dataset.Subset": 0,

@@ -30,7 +30,7 @@ from seedlint.analysis.objects import (
     SeqObj,
     Values,
 )
-from seedlint.facts.model import Call, Function, ItemAssign, ModuleFacts, Name, Span
+from seedlint.facts.model import Attr, Call, Function, ModuleFacts, Name, Span
 
 LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric")
 TRAINER_CLASSES = frozenset({
@@ -347,6 +347,8 @@ def _is_lightning_module_base(qualified: str) -> bool:
 def _spelled_in(call: Call, names) -> bool:
     """The callee is spelled, or imported, under one of ``names``."""
     func = call.func
+    if isinstance(func, Attr):
+        return func.attr in names
     if not isinstance(func, Name):
         return False
     if func.dotted.rsplit(".", 1)[-1] in names:

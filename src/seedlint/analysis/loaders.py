@@ -147,7 +147,7 @@ class Loaders:
     def loader_kind(self, module: ModuleFacts, function: Function, call: Call) -> Optional[bool]:
         """True for torch's DataLoader, False for a subclass or configured class, None for
         anything else. Screened by spelling before anything is resolved."""
-        if not self._spelled_like_a_loader(call.func):
+        if not self._spelled_like_a_loader(call.func, function):
             return None
         frame = self.flow.function_frame(module, function)
         for obj in self.flow.callee_objects(call, frame):
@@ -157,16 +157,20 @@ class Loaders:
                 return self.index.method(obj.cls, "__init__") is None
         return None
 
-    def _spelled_like_a_loader(self, func: Value) -> bool:
-        """The cheap screen: the callee is spelled (or imported) as a loader, or is a local name."""
+    def _spelled_like_a_loader(self, func: Value, function: Function) -> bool:
+        """The cheap screen: the callee is spelled (or imported) as a loader, or is a local
+        name bound to something spelled so (``loader_cls = DataLoader``)."""
         if not isinstance(func, Name):
             return False
         names = {func.dotted.rsplit(".", 1)[-1]}
         if func.qualified is not None:
             names.add(func.qualified.rsplit(".", 1)[-1])
         elif "." not in func.dotted:
-            return True
-        return any(name in self.spellings or "Loader" in name or "loader" in name for name in names)
+            names.update(
+                a.value.dotted.rsplit(".", 1)[-1] for a in function.assigns
+                if a.target == func.dotted and isinstance(a.value, Name)
+            )
+        return any(name in self.spellings or "Loader" in name for name in names)
 
     def is_loader_class(self, cls: ClassRef) -> bool:
         return any(base in self.classes for base in self.index.external_bases(cls))
@@ -186,6 +190,8 @@ class Loaders:
         base = self.flow.function_frame(loader.module, loader.function)
         if loader.function.qualname == MODULE_CODE or loader.function.is_lambda:
             return [base]
+        if not _reads_parameters(loader):
+            return [base]  # what the call passes does not depend on who calls the function
         if self.flow.receiver_param(function) and loader.function.name != "__init__":
             owner = self.index.class_of(function)
             instances, complete = self.flow.callsites.constructions(owner) if owner is not None else ([], False)
@@ -313,6 +319,49 @@ class Loaders:
 
     def built_in(self, loader: LoaderCall) -> str:
         return f"{loader.module.path}:{loader.call.span.line}"
+
+
+def _reads_parameters(loader: LoaderCall) -> bool:
+    """Whether the loader call's arguments read a parameter of its function (``self``
+    included), directly or through a local assigned from one."""
+    function = loader.function
+    params = set(function.params)
+    derived = set(params)
+    for assign in function.assigns:
+        if "." not in assign.target and _names(assign.value) & params:
+            derived.add(assign.target)
+    call = loader.call
+    values = (*call.args, *(v for _, v in call.kwargs), *call.stars, *call.double_stars)
+    return any(_names(v) & derived for v in values)
+
+
+def _names(value: Value, depth: int = 0) -> set:
+    """Roots of the local names an expression reads."""
+    from seedlint.facts.model import Attr, BinOp, DictDisplay, IfExp, Seq, Subscript
+
+    if depth > 6:
+        return set()
+    if isinstance(value, Name):
+        return {value.root} if value.qualified is None else set()
+    parts: list = []
+    if isinstance(value, Call):
+        parts = [value.func, *value.args, *(v for _, v in value.kwargs), *value.stars, *value.double_stars]
+    elif isinstance(value, Attr):
+        parts = [value.value]
+    elif isinstance(value, Subscript):
+        parts = [value.value, value.index]
+    elif isinstance(value, BinOp):
+        parts = [value.left, value.right]
+    elif isinstance(value, IfExp):
+        parts = [value.body, value.orelse]
+    elif isinstance(value, Seq):
+        parts = list(value.items)
+    elif isinstance(value, DictDisplay):
+        parts = [*value.values, *value.stars]
+    found: set = set()
+    for part in parts:
+        found |= _names(part, depth + 1)
+    return found
 
 
 def _unconditional(entry: Entry) -> bool:

@@ -33,6 +33,7 @@ ITERATION_WRAPPERS = frozenset({
     "rich.progress.track", "itertools.islice",
 })
 """Callables that iterate what they are given, so ``for b in tqdm(loader)`` iterates ``loader``."""
+WRAPPER_SPELLINGS = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
 RANGE_LIKE = frozenset({"range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 MAPPING_VIEWS = ("items", "keys", "values")
 HELPER_SPELLINGS = ("epoch", "train", "loop", "fit", "run", "step", "valid", "eval", "test")
@@ -119,14 +120,17 @@ class Loops:
         return found
 
     def iterated(self, value: Value, frame: Frame) -> List[LoaderObject]:
-        """The loaders a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip``."""
+        """The loaders a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip``.
+        Only iterables spelled like a loader are resolved (``train_loader``,
+        ``self.val_dataloader()``, a local bound to a ``DataLoader(...)`` call)."""
         found: List[LoaderObject] = []
         for inner in self._iterated_values(value, frame):
-            found.extend(self.loader_objects(self.flow.eval(inner, frame)))
+            if _loaderish(inner, frame.function.function):
+                found.extend(self.loader_objects(self.flow.eval(inner, frame)))
         return found
 
     def _iterated_values(self, value: Value, frame: Frame) -> List[Value]:
-        if isinstance(value, Call) and isinstance(value.func, Name):
+        if isinstance(value, Call) and isinstance(value.func, Name) and value.func.dotted.rsplit(".", 1)[-1] in WRAPPER_SPELLINGS:
             names = self.flow.callee_names(value, frame)
             if names & ITERATION_WRAPPERS:
                 inner = list(value.args) if "zip" in names else list(value.args[:1])
@@ -233,11 +237,23 @@ class Loops:
         return False
 
 
-def _loaderish(value: Value) -> bool:
-    """Whether an argument is spelled like a loader (``train_loader``, ``dataloader``)."""
+def _loaderish(value: Value, function: Optional[Function] = None) -> bool:
+    """Whether an expression is spelled like a loader (``train_loader``, ``dataloader``,
+    ``self.train_dataloader()``), or is a local bound to a call spelled so."""
     if isinstance(value, Subscript):
         value = value.value
-    return isinstance(value, Name) and "loader" in value.dotted.lower()
+    if isinstance(value, Call):
+        value = value.func
+    if not isinstance(value, Name):
+        return False
+    spelled = value.dotted.lower()
+    if "loader" in spelled or spelled.rsplit(".", 1)[-1] in ("dl", "dls", "loaders"):
+        return True
+    if function is not None and value.qualified is None and "." not in value.dotted:
+        return any(
+            a.target == value.dotted and isinstance(a.value, Call) and _loaderish(a.value) for a in function.assigns
+        )
+    return False
 
 
 def _unique(calls: List[Call]) -> List[Call]:

@@ -1,15 +1,16 @@
 """What the value flow says an expression may evaluate to: abstract objects, and the
 frames (a function and the context it runs in) expressions are evaluated in.
 
-Every object and frame has a ``key``: a small tuple of strings and numbers that says
-which object it is. Two objects with the same key are the same object; memo tables are
-keyed by it. Contexts are bounded (``MAX_CONTEXT``), so keys stay small and the number of
-frames stays proportional to the project.
+Every object and frame has a ``key`` that says which object it is: a flat tuple for
+leaves (a class, a constant, a library name), and for objects made of others a small
+integer standing for the tuple of their parts' keys, so keys never nest. Two objects with the same key are the same object; memo tables are keyed by it.
+Contexts are bounded (``MAX_CONTEXT``), so the number of frames stays proportional to the
+project. ``reset_keys`` starts a new run's table.
 """
 
 from __future__ import annotations
 
-from typing import FrozenSet, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.facts.model import Call, ModuleFacts, Value
@@ -17,6 +18,20 @@ from seedlint.facts.model import Call, ModuleFacts, Value
 MAX_CONTEXT = 2
 """How many call sites (or constructions) deep a frame's context may go before the
 analysis forgets it and treats the function as called from anywhere."""
+
+_KEYS: Dict[tuple, int] = {}
+
+
+def intern(parts: tuple) -> int:
+    """The key standing for ``parts`` in this run."""
+    key = _KEYS.get(parts)
+    if key is None:
+        key = _KEYS[parts] = len(_KEYS) + 1
+    return key
+
+
+def reset_keys() -> None:
+    _KEYS.clear()
 
 
 class Obj:
@@ -31,7 +46,7 @@ class Obj:
         return hash(self.key)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.key[1:]!r}>"
+        return f"<{type(self).__name__} {self.key}>"
 
 
 class Unknown(Obj):
@@ -60,7 +75,7 @@ class Frame:
         self.function = function
         self.receiver = receiver
         self.site = site
-        self.key = (function.key, receiver.key if receiver is not None else None, site.key if site is not None else None)
+        self.key = intern((function.key, receiver.key if receiver is not None else None, site.key if site is not None else None))
         self.depth = max(site.frame.depth + 1 if site is not None else 0, context_depth(receiver))
 
     @property
@@ -84,7 +99,7 @@ class Site:
         self.call = call
         self.offset = offset
         self.prefix = prefix
-        self.key = (frame.key, id(call), offset, prefix.key if prefix is not None else None)
+        self.key = intern((frame.key, id(call), offset, prefix.key if prefix is not None else None))
 
     def positional(self) -> List[Tuple[Value, Frame]]:
         found: List[Tuple[Value, Frame]] = []
@@ -141,7 +156,7 @@ class Instance(Obj):
         self.cls = cls
         self.site = site
         self.via = via
-        self.key = ("instance", cls.key, site.key if site is not None else None, id(via[1]) if via else None)
+        self.key = intern(("instance", cls.key, site.key if site is not None else None, id(via[1]) if via else None))
 
     @property
     def built_at(self) -> Optional[Tuple[ModuleFacts, Call]]:
@@ -161,9 +176,9 @@ class FunctionObj(Obj):
         self.function = function
         self.receiver = receiver
         self.partial = partial
-        self.key = (
+        self.key = intern((
             "function", function.key, receiver.key if receiver is not None else None, partial.key if partial is not None else None
-        )
+        ))
 
 
 class External(Obj):
@@ -185,7 +200,7 @@ class ExternalInstance(Obj):
     def __init__(self, qualified: str, site: Site) -> None:
         self.qualified = qualified
         self.site = site
-        self.key = ("external-instance", qualified, site.key)
+        self.key = intern(("external-instance", qualified, site.key))
 
     @property
     def built_at(self) -> Optional[Tuple[ModuleFacts, Call]]:
@@ -238,7 +253,7 @@ class SeqObj(Obj):
         self.entries = tuple(entries)
         self.open = open
         self.indexable = indexable and not any(e.spread for e in self.entries)
-        self.key = ("seq", tuple(e.ident for e in self.entries), open, self.indexable)
+        self.key = intern(("seq", tuple(e.ident for e in self.entries), open, self.indexable))
 
 
 class DictObj(Obj):
@@ -252,7 +267,7 @@ class DictObj(Obj):
         self.entries = tuple(entries)
         self.open = open
         self.origin = origin
-        self.key = ("dict", tuple(e.ident for e in self.entries), open, origin)
+        self.key = intern(("dict", tuple(e.ident for e in self.entries), open, origin))
 
     def with_origin(self, origin: Tuple[str, str]) -> "DictObj":
         return DictObj(self.entries, self.open, origin)
@@ -275,7 +290,7 @@ class MethodOf(Obj):
     def __init__(self, receiver: Obj, name: str) -> None:
         self.receiver = receiver
         self.name = name
-        self.key = ("method-of", receiver.key, name)
+        self.key = intern(("method-of", receiver.key, name))
 
 
 class ArgsObj(Obj):
@@ -288,7 +303,7 @@ class ArgsObj(Obj):
         self.parser = parser
         self.pair = pair
         """``parse_known_args()``: the pair (namespace, the arguments it did not know)."""
-        self.key = ("args", parser.key, pair)
+        self.key = intern(("args", parser.key, pair))
 
 
 class SuperObj(Obj):
@@ -299,7 +314,7 @@ class SuperObj(Obj):
     def __init__(self, cls: ClassRef, receiver: Optional[Obj]) -> None:
         self.cls = cls
         self.receiver = receiver
-        self.key = ("super", cls.key, receiver.key if receiver is not None else None)
+        self.key = intern(("super", cls.key, receiver.key if receiver is not None else None))
 
 
 def may_be_unknown(values: Values) -> bool:

@@ -50,7 +50,7 @@ _LEAVES_BLOCK = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _IMPORTED = "import"
 _LOCAL = "local"
 _CAPS = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
 def collect_facts(

@@ -10,7 +10,7 @@ from seedlint.analysis.objects import ExternalInstance, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.workers import Draw, WorkerRun
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, IfExp, ModuleFacts, Name, Span, Value
+from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, Const, DictDisplay, IfExp, ModuleFacts, Name, Seq, Span, Value
 from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS
 from seedlint.rules.base import Project, Rule, built, dataset_name, where
 
@@ -191,6 +191,10 @@ def _creation(project: Project, run: WorkerRun, rng: ExternalInstance) -> Option
     if owner is not None and _replaced_in_workers(project, run, owner, attribute):
         return None
     held = f"self.{attribute}" if attribute is not None else assign.target
+    if isinstance(assign.value, DictDisplay):
+        for key, value in zip(assign.value.keys, assign.value.values):
+            if _contains(value, site.call) and isinstance(key, Const):
+                held = f"{assign.target}[{key.value!r}]"
     return Creation(rng, module, assign.span, kind, attribute, owner, held)
 
 
@@ -231,6 +235,10 @@ def _contains(value: Value, call: Call, depth: int = 0) -> bool:
         return _contains(value.body, call, depth + 1) or _contains(value.orelse, call, depth + 1)
     if isinstance(value, BinOp):
         return _contains(value.left, call, depth + 1) or _contains(value.right, call, depth + 1)
+    if isinstance(value, Seq):
+        return any(_contains(item, call, depth + 1) for item in value.items)
+    if isinstance(value, DictDisplay):
+        return any(_contains(item, call, depth + 1) for item in value.values)
     return False
 
 

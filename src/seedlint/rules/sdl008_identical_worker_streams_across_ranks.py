@@ -15,7 +15,7 @@ from seedlint.rules.base import Project, Rule, where
 FIX_KIND = "seed-everything-workers"
 INIT_PROCESS_GROUP = frozenset({"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"})
 SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
-MAX_PROGRAM = 400
+MAX_PROGRAM = 200
 """Functions one program may reach before the walk stops."""
 
 
@@ -74,6 +74,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
+        if not _may_run_several_ranks(project):
+            return
         reported: Set[Tuple[str, int, int]] = set()
         for module in project.modules:
             for function in module.functions.values():
@@ -97,6 +99,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None
         if not seeding.through_helper and _depends_on_parameter(frame, seeding.seed):
             return None  # inside a seeding helper: judged where the helper is called
+        if seeding.kind == "lightning" and not _multi_process_trainers(project):
+            return None
         origin = project.seeds.origin(seeding.seed, seeding.frame)
         if not origin.fixed or origin.rank_dependent:
             return None
@@ -115,8 +119,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             if constant is None or constant.value:
                 return None
         lightning = project.lightning
-        for runner in lightning.trainers:
-            if (runner.module.path, runner.function.qualname) not in program or not lightning.several_processes(runner):
+        for runner in _multi_process_trainers(project):
+            if (runner.module.path, runner.function.qualname) not in program:
                 continue
             if not any(_draws_in_workers(project, obj) for obj, runners in lightning.reached_objects() if runner in runners):
                 continue
@@ -149,8 +153,30 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         ))
 
 
+LAUNCH_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli")
+"""Spellings of calls that start several ranks, or of the helpers that do
+(``utils.init_distributed_mode``, ``setup_ddp``, ``Trainer``)."""
+
+
+def _multi_process_trainers(project: Project) -> list:
+    lightning = project.lightning
+    return project.memo("multi-process-trainers", lambda: [t for t in lightning.trainers if lightning.several_processes(t)])
+
+
+def _may_run_several_ranks(project: Project) -> bool:
+    """A spelling screen before anything is resolved."""
+    return any(
+        any(spelling in _last(call).lower() for spelling in LAUNCH_SPELLINGS)
+        for module in project.modules for _, call in module.all_calls()
+    )
+
+
 def _program_frames(project: Project, frame: Frame) -> List[Frame]:
     """The function, the functions that call it (one level), and everything they reach."""
+    return project.memo(f"program:{frame.key}", lambda: _find_program(project, frame))
+
+
+def _find_program(project: Project, frame: Frame) -> List[Frame]:
     roots = [frame]
     sites, _ = project.flow.callsites.of(frame)
     roots.extend(project.flow.function_frame(site.frame.module, site.frame.function.function) for site in sites[:8])
