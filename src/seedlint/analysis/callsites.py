@@ -10,6 +10,7 @@ site too: ``@register("voc")`` calls what ``register("voc")`` returns with the c
 
 from __future__ import annotations
 
+import os
 from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
@@ -28,6 +29,26 @@ COMMON_NAMES = frozenset({
 """Names spelled in too many files for a text search to narrow anything down: their
 callers are looked for among the modules already analysed."""
 MAX_SUBCLASS_ROUNDS = 3
+
+
+def module_words(module: ModuleFacts) -> List[str]:
+    """Names a file must spell to import from ``module``: its own name, or its package's
+    when the package re-exports it (``from detlite.datasets import Coco`` spells
+    ``datasets``, not ``coco``)."""
+    stem = os.path.basename(module.path).rsplit(".", 1)[0]
+    directory = os.path.dirname(module.path)
+    words = [os.path.basename(directory)] if stem == "__init__" else [stem]
+    while stem != "__init__" and os.path.isfile(os.path.join(directory, "__init__.py")):
+        try:
+            with open(os.path.join(directory, "__init__.py"), "rb") as handle:
+                reexports = stem.encode() in handle.read()
+        except OSError:
+            break
+        if not reexports:
+            break
+        words.append(os.path.basename(directory))
+        stem, directory = os.path.basename(directory), os.path.dirname(directory)
+    return words
 
 
 def spelled(value: Value) -> str:
@@ -160,7 +181,8 @@ class CallSites:
             return list(modules.values()), True
         if len(words) < len(names):
             return list(modules.values()), False
-        fresh = [path for path in files.mentioning(words) if path not in modules]
+        reachable_from = set(files.mentioning(module_words(home)))
+        fresh = [path for path in files.mentioning(words) if path not in modules and path in reachable_from]
         complete = len(fresh) <= min(MAX_NEW_FILES, self._budget)
         for path in fresh[:min(MAX_NEW_FILES, self._budget)]:
             self._budget -= 1

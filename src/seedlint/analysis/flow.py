@@ -113,10 +113,9 @@ class ValueFlow:
         self._params: Dict[tuple, Values] = {}
         self._globals: Dict[tuple, Values] = {}
         self._mutations: Dict[tuple, List[Tuple[Call, bool]]] = {}
-        self._outside: Optional[Dict[str, list]] = None
-        self._outside_count = -1
-        self._parsers: Optional[List[Tuple[ModuleFacts, Function, Call]]] = None
-        self._parsers_count = -1
+        self._outside: Dict[str, list] = {}
+        self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
+        self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0
 
     def _resolve_base(self, cls: ClassRef, base: Value) -> List:
@@ -227,6 +226,11 @@ class ValueFlow:
             entries += [Entry(star, frame, Entry.ANY, spread=True) for star in value.stars]
             return frozenset({DictObj(entries)})
         if isinstance(value, IfExp):
+            truth = self.truth(value.test, frame) if value.test is not None and _specific(frame) else None
+            if truth is True:
+                return self.eval(value.body, frame)
+            if truth is False:
+                return self.eval(value.orelse, frame)
             return self.eval(value.body, frame) | self.eval(value.orelse, frame)
         if isinstance(value, Lambda):
             function = frame.module.functions.get(value.qualname)
@@ -236,11 +240,27 @@ class ValueFlow:
         if isinstance(value, Comprehension):
             return frozenset({SeqObj([Entry(value.element, frame)], indexable=False)})
         if isinstance(value, BoolOp):
-            return union(self.eval(v, frame) for v in value.values)
+            return self._boolop(value, frame)
         if isinstance(value, (Compare, Not)):
             truth = self.truth(value, frame)
             return frozenset({Constant(truth)}) if truth is not None else UNKNOWN_SET
         return UNKNOWN_SET
+
+    def _boolop(self, value: BoolOp, frame: Frame) -> Values:
+        """``a and b`` is ``a`` when ``a`` is falsy, else ``b``; ``a or b`` the other way."""
+        found: List[Values] = []
+        for operand in value.values:
+            values = self.eval(operand, frame)
+            truths = {_truth_of(v) for v in values}
+            stops = False if value.op == "and" else True
+            if truths == {stops}:
+                found.append(values)
+                return union(found)
+            if truths == {not stops}:
+                continue
+            found.append(frozenset(v for v in values if _truth_of(v) != (not stops)))
+        found.append(self.eval(value.values[-1], frame))
+        return union(found)
 
     def _static_key(self, key: Value, frame: Frame) -> object:
         constant = self.constant(key, frame)
@@ -626,7 +646,7 @@ class ValueFlow:
 
     def call_object(self, obj: Obj, site: Site) -> Values:
         if isinstance(obj, ClassObj):
-            return frozenset({Instance(obj.cls, site)})
+            return frozenset({Instance(obj.cls, site, chosen=obj.chosen)})
         if isinstance(obj, FunctionObj):
             return self._call_function(obj, site)
         if isinstance(obj, External):
@@ -776,7 +796,8 @@ class ValueFlow:
             for name in module.imports:
                 values = self.module_member(module, name)
                 found.append(frozenset(v for v in values if isinstance(v, (ClassObj, FunctionObj))))
-        return union(found)
+        label = f"one of the classes a name looked up in `{module.name or module.path}` at run time may pick"
+        return frozenset(ClassObj(v.cls, label) if isinstance(v, ClassObj) else v for v in union(found))
 
     def _call_method_of(self, obj: MethodOf, site: Site) -> Values:
         receiver, name, call, frame = obj.receiver, obj.name, site.call, site.frame
@@ -851,7 +872,7 @@ class ValueFlow:
         """The default of the option stored in ``dest``: the value the program runs with
         unless its command line says otherwise."""
         found: List[Values] = []
-        for module, function, call in self._parser_calls():
+        for module, function, call in self._parser_calls().get(dest, ()):
             method = call.func.dotted.rsplit(".", 1)[-1]
             frame = self.function_frame(module, function)
             receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
@@ -859,12 +880,7 @@ class ValueFlow:
             if not any(h == parser or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
                 continue
             if method == "set_defaults":
-                value = call.kwarg(dest)
-                if value is not None:
-                    return self.eval(value, frame)
-                continue
-            if _option_dest(call) != dest:
-                continue
+                return self.eval(call.kwarg(dest), frame)
             if call.kwarg("required") is not None and self.truth(call.kwarg("required"), frame):
                 return UNKNOWN_SET
             default = call.kwarg("default")
@@ -876,17 +892,30 @@ class ValueFlow:
                 found.append(frozenset({Constant(implied)}))
         return union(found) if found else UNKNOWN_SET
 
-    def _parser_calls(self) -> List[Tuple[ModuleFacts, Function, Call]]:
-        if self._parsers is None or self._parsers_count != len(self.index.modules):
-            self._parsers_count = len(self.index.modules)
-            self._parsers = [
-                (module, function, call)
-                for module in list(self.index.modules.values())
-                for function, call in module.all_calls()
-                if isinstance(call.func, Name) and "." in call.func.dotted
-                and call.func.dotted.rsplit(".", 1)[-1] in ("add_argument", "set_defaults")
-            ]
-        return self._parsers
+    def _parser_calls(self) -> Dict[str, List[Tuple[ModuleFacts, Function, Call]]]:
+        """``add_argument``/``set_defaults`` calls of the analysed modules, by the option they
+        set (modules analysed later are added when they appear)."""
+        table = self._parsers
+        for module in self._new_modules("parsers"):
+            for function, call in module.all_calls():
+                if not (isinstance(call.func, Name) and "." in call.func.dotted):
+                    continue
+                method = call.func.dotted.rsplit(".", 1)[-1]
+                if method == "add_argument":
+                    dest = _option_dest(call)
+                    if dest:
+                        table.setdefault(dest, []).append((module, function, call))
+                elif method == "set_defaults":
+                    for key, _ in call.kwargs:
+                        table.setdefault(key, []).insert(0, (module, function, call))
+        return table
+
+    def _new_modules(self, table: str) -> List[ModuleFacts]:
+        """Analysed modules a per-module table has not seen yet."""
+        seen = self._scanned.setdefault(table, set())
+        fresh = [m for path, m in list(self.index.modules.items()) if path not in seen]
+        seen.update(m.path for m in fresh)
+        return fresh
 
     def _class_attribute(self, cls: ClassRef, name: str) -> Values:
         method = self.index.method(cls, name)
@@ -961,16 +990,13 @@ class ValueFlow:
 
     def _outside_assignments(self, instance: Instance, name: str) -> List[Values]:
         """``obj.name = value`` written outside the class, where ``obj`` may be ``instance``."""
-        if self._outside is None or self._outside_count != len(self.index.modules):
-            self._outside = {}
-            self._outside_count = len(self.index.modules)
-            for module in list(self.index.modules.values()):
-                for function in module.functions.values():
-                    receiver_name = function.params[0] if function.class_name and function.params else None
-                    for assign in function.assigns:
-                        head, _, attribute = assign.target.rpartition(".")
-                        if head and head.split(".", 1)[0] != receiver_name:
-                            self._outside.setdefault(attribute, []).append((module, function, assign, head))
+        for module in self._new_modules("outside"):
+            for function in module.functions.values():
+                receiver_name = function.params[0] if function.class_name and function.params else None
+                for assign in function.assigns:
+                    head, _, attribute = assign.target.rpartition(".")
+                    if head and head.split(".", 1)[0] != receiver_name:
+                        self._outside.setdefault(attribute, []).append((module, function, assign, head))
         found: List[Values] = []
         for module, function, assign, head in self._outside.get(name, ()):
             frame = self.function_frame(module, function)
@@ -982,7 +1008,10 @@ class ValueFlow:
         return found
 
     # ------------------------------------------------------------------ containers
-    def dict_entries(self, obj: DictObj) -> List[Entry]:
+    def dict_entries(self, obj: DictObj, seen: Optional[Set[int]] = None) -> List[Entry]:
+        """The dict's items, with ``**other`` spread in (each dict once: ``cfg = {**cfg, ...}``)."""
+        seen = set() if seen is None else seen
+        seen.add(obj.key)
         entries = list(obj.entries)
         if obj.origin is not None:
             entries += self.registries.stored_items(obj.origin)
@@ -990,9 +1019,9 @@ class ValueFlow:
         for entry in entries:
             if entry.spread:
                 for inner in self.eval(entry.value, entry.frame):
-                    if isinstance(inner, DictObj) and inner is not obj:
-                        flat.extend(self.dict_entries(inner))
-                    else:
+                    if isinstance(inner, DictObj) and inner.key not in seen and len(seen) < MAX_VALUES:
+                        flat.extend(self.dict_entries(inner, seen))
+                    elif not isinstance(inner, DictObj):
                         flat.append(Entry(entry.value, entry.frame, Entry.ANY, spread=True))
             else:
                 flat.append(entry)
@@ -1026,14 +1055,18 @@ class ValueFlow:
                 found.append(UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET
 
-    def elements(self, values: Values) -> Values:
+    def elements(self, values: Values, seen: Optional[Set[int]] = None) -> Values:
         """What iterating any of ``values`` may give."""
+        seen = set() if seen is None else seen
         found: List[Values] = []
         for obj in values:
+            if obj.key in seen or len(seen) > MAX_VALUES:
+                continue
+            seen.add(obj.key)
             if isinstance(obj, SeqObj):
                 for entry in obj.entries:
                     evaluated = self.eval(entry.value, entry.frame)
-                    found.append(self.elements(evaluated) if entry.spread else evaluated)
+                    found.append(self.elements(evaluated, seen) if entry.spread else evaluated)
                 if obj.open:
                     found.append(UNKNOWN_SET)
             elif isinstance(obj, DictObj):
@@ -1120,6 +1153,17 @@ class ValueFlow:
         if isinstance(func, Attr) and isinstance(func.value, Call) and self._is_super_call(func.value, frame):
             return self.attribute(self._super(frame), func.attr)
         return self.eval(func, frame)
+
+    def resolved_without_loading(self, call: Call) -> bool:
+        """Whether the callee is a local name, a method on an object, or a name into a
+        project module already analysed: following it reads no further file."""
+        func = call.func
+        if not isinstance(func, Name) or func.qualified is None:
+            return True
+        parts = func.qualified.split(".")
+        if parts[0] in library.KNOWN_LIBRARIES or parts[0] == "builtins":
+            return False
+        return any(self.index.module_named(".".join(parts[:cut]), load=False) is not None for cut in range(len(parts), 0, -1))
 
     def callee_frames(self, call: Call, frame: Frame) -> List[Tuple[Frame, FunctionObj]]:
         """The frames of the project functions a call runs: functions, bound methods,

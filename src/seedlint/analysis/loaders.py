@@ -166,10 +166,9 @@ class Loaders:
         if func.qualified is not None:
             names.add(func.qualified.rsplit(".", 1)[-1])
         elif "." not in func.dotted:
-            names.update(
-                a.value.dotted.rsplit(".", 1)[-1] for a in function.assigns
-                if a.target == func.dotted and isinstance(a.value, Name)
-            )
+            for assign in function.assigns:
+                if assign.target == func.dotted:
+                    names.update(_spelled_names(assign.value))
         return any(name in self.spellings or "Loader" in name for name in names)
 
     def is_loader_class(self, cls: ClassRef) -> bool:
@@ -319,6 +318,17 @@ class Loaders:
 
     def built_in(self, loader: LoaderCall) -> str:
         return f"{loader.module.path}:{loader.call.span.line}"
+
+
+def _spelled_names(value: Value) -> set:
+    """The last identifiers of the names an expression may be (``A if cond else B``)."""
+    from seedlint.facts.model import IfExp
+
+    if isinstance(value, Name):
+        return {value.dotted.rsplit(".", 1)[-1]}
+    if isinstance(value, IfExp):
+        return _spelled_names(value.body) | _spelled_names(value.orelse)
+    return set()
 
 
 def _reads_parameters(loader: LoaderCall) -> bool:

@@ -36,7 +36,7 @@ ITERATION_WRAPPERS = frozenset({
 WRAPPER_SPELLINGS = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
 RANGE_LIKE = frozenset({"range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 MAPPING_VIEWS = ("items", "keys", "values")
-HELPER_SPELLINGS = ("epoch", "train", "loop", "fit", "run", "step", "valid", "eval", "test")
+HELPER_SPELLINGS = ("epoch", "train", "loop", "fit", "valid", "eval")
 
 
 def contains(outer: Span, inner: Span) -> bool:

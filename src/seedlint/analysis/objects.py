@@ -136,13 +136,15 @@ def context_depth(obj: Optional[Obj]) -> int:
 
 
 class ClassObj(Obj):
-    """A project class (the class object itself)."""
+    """A project class (the class object itself). ``chosen`` says how it was picked when
+    a name known only at run time picks it (``REGISTRY[cfg.type]``, ``eval(cfg.model)``)."""
 
-    __slots__ = ("cls",)
+    __slots__ = ("cls", "chosen")
 
-    def __init__(self, cls: ClassRef) -> None:
+    def __init__(self, cls: ClassRef, chosen: Optional[str] = None) -> None:
         self.cls = cls
-        self.key = ("class", cls.key)
+        self.chosen = chosen
+        self.key = ("class", cls.key, chosen)
 
 
 class Instance(Obj):
@@ -150,13 +152,17 @@ class Instance(Obj):
     knows it (its arguments then bind ``__init__``'s parameters); ``via`` is where it was
     built when that is not a plain construction (a registry's ``build(cfg)``)."""
 
-    __slots__ = ("cls", "site", "via")
+    __slots__ = ("cls", "site", "via", "chosen")
 
-    def __init__(self, cls: ClassRef, site: Optional[Site], via: Optional[Tuple[ModuleFacts, Call]] = None) -> None:
+    def __init__(
+        self, cls: ClassRef, site: Optional[Site], via: Optional[Tuple[ModuleFacts, Call]] = None, chosen: Optional[str] = None
+    ) -> None:
         self.cls = cls
         self.site = site
         self.via = via
-        self.key = intern(("instance", cls.key, site.key if site is not None else None, id(via[1]) if via else None))
+        self.chosen = chosen
+        """How its class was picked, when a name known only at run time picked it."""
+        self.key = intern(("instance", cls.key, site.key if site is not None else None, id(via[1]) if via else None, chosen))
 
     @property
     def built_at(self) -> Optional[Tuple[ModuleFacts, Call]]:

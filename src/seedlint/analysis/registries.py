@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis import library
+from seedlint.analysis.callsites import module_words
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import (
     UNKNOWN,
@@ -64,7 +65,11 @@ class Registries:
         constant = self.flow.constant(key, frame)
         name = constant.value if constant is not None and isinstance(constant.value, str) else None
         members, complete = self.members(registry)
-        found: Set[Obj] = {obj for obj, registered in members if name is None or _named(obj, registered) == name}
+        label = None if name is not None else "one of the classes registered in the registry, picked by a name known at run time"
+        found: Set[Obj] = {
+            ClassObj(obj.cls, label) if isinstance(obj, ClassObj) and label else obj
+            for obj, registered in members if name is None or _named(obj, registered) == name
+        }
         if not complete or (name is not None and not found):
             found.add(UNKNOWN)
         return frozenset(found)
@@ -79,9 +84,10 @@ class Registries:
                 found.add(UNKNOWN)
                 continue
             members, complete = self.members(registry)
+            label = "one of the classes registered in the registry, picked by the config" if len(members) > 1 else None
             for obj, _ in members:
                 if isinstance(obj, ClassObj):
-                    found.add(Instance(obj.cls, None, via))
+                    found.add(Instance(obj.cls, None, via, chosen=label))
                 else:
                     found.add(UNKNOWN)
             if not complete:
@@ -100,7 +106,7 @@ class Registries:
         names = self._variable_names(registry)
         if not names:
             return [], False
-        modules, complete = self._modules(names)
+        modules, complete = self._modules(names, registry.site.frame.module)
         members: List[Member] = []
         seen: Set[tuple] = set()
 
@@ -142,12 +148,18 @@ class Registries:
         module = site.frame.module
         return {a.target for a in module.module_code.assigns if a.value is site.call and "." not in a.target}
 
-    def _modules(self, names: Set[str]) -> Tuple[List[ModuleFacts], bool]:
+    def _modules(self, names: Set[str], home: Optional[ModuleFacts] = None) -> Tuple[List[ModuleFacts], bool]:
+        """Analysed modules, plus project files that spell one of ``names`` and can import
+        from ``home`` (where the registry is defined)."""
         modules: Dict[str, ModuleFacts] = dict(self.index.modules)
         complete = True
         files = self.flow.files
         if files is not None:
-            fresh = [path for path in files.mentioning(sorted(names)) if path not in modules]
+            importing = set(files.mentioning(module_words(home))) if home is not None else None
+            fresh = [
+                path for path in files.mentioning(sorted(names))
+                if path not in modules and (importing is None or path in importing)
+            ]
             if len(fresh) > MAX_FILES:
                 complete = False
                 fresh = fresh[:MAX_FILES]
@@ -167,7 +179,8 @@ class Registries:
         self._stored[origin] = []
         path, name = origin
         entries: List[Entry] = []
-        modules, _ = self._modules({name})
+        home = self.index.modules.get(path)
+        modules, _ = self._modules({name}, home)
         for module in modules:
             for function in module.functions.values():
                 relevant = [i for i in function.item_assigns if isinstance(i.container, Name) and i.container.dotted.rsplit(".", 1)[-1] == name]

@@ -30,6 +30,10 @@ from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS, RNG_OBJECT_RESEEDI
 
 ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 CALLABLE_METHODS = ("__call__", "forward")
+HIGHER_ORDER = frozenset({
+    "map", "filter", "sorted", "functools.reduce", "itertools.starmap", "numpy.apply_along_axis", "numpy.vectorize",
+})
+"""Library functions that call the callables they are given."""
 MAX_FUNCTIONS = 300
 """Functions one dataset's worker code may reach before the walk stops."""
 
@@ -122,20 +126,22 @@ class WorkerCode:
                 callees = self.flow.callee_objects(call, frame)
                 for callee_frame, _ in self.flow.callee_frames(call, frame):
                     add(callee_frame, current)
-                if any(isinstance(c, (External, ExternalInstance, MethodOf)) for c in callees):
-                    for held in self._held(call, frame, callees):
-                        for held_frame in self._frames_of(held):
-                            add(held_frame, current)
+                for held in self._held(call, frame, callees):
+                    for held_frame in self._frames_of(held):
+                        add(held_frame, current)
                 draws.extend(self._draws(current, call, callees, reseeded))
         return WorkerRun(list(reached.values()), draws, reseeded, reassigned)
 
     def _held(self, call: Call, frame: Frame, callees) -> List[Obj]:
-        found = set(self.flow.held_callables(call, frame))
+        """Project callables a library call may run: those held by a library object that is
+        called (``Compose([...])(image)``), and those passed to a higher-order function
+        (``map(self.load, paths)``)."""
+        found = set()
         for callee in callees:
             if isinstance(callee, ExternalInstance):
                 found |= self.flow.held_callables(callee.site.call, callee.site.frame)
-            elif isinstance(callee, MethodOf) and isinstance(callee.receiver, ExternalInstance):
-                found |= self.flow.held_callables(callee.receiver.site.call, callee.receiver.site.frame)
+            elif isinstance(callee, External) and callee.qualified in HIGHER_ORDER:
+                found |= self.flow.held_callables(call, frame)
         return list(found)
 
     def _frames_of(self, obj: Obj) -> List[Frame]:
@@ -168,7 +174,7 @@ class WorkerCode:
                     found.append(Draw(current, call, RNG_OBJECT, callee.receiver))
         if any(isinstance(c, (External, ExternalInstance, MethodOf)) for c in callees):
             frame = current.frame
-            for value in (*call.args, *(v for _, v in call.kwargs)):
+            for value in _rng_arguments(call):
                 for obj in self.flow.eval(value, frame):
                     if is_rng_object(obj):
                         found.append(Draw(current, call, RNG_OBJECT, obj))
@@ -187,6 +193,19 @@ class WorkerCode:
 
 def is_rng_object(obj: Obj) -> bool:
     return isinstance(obj, ExternalInstance) and obj.qualified in RNG_OBJECT_CONSTRUCTORS
+
+
+RNG_KEYWORDS = frozenset({"generator", "rng", "random_state", "random_generator", "seed", "key"})
+
+
+def _rng_arguments(call: Call) -> List:
+    """Arguments of a library call that may hand it an RNG object: ``generator=self.g``,
+    ``random_state=rs``, or a positional name spelled like one (``rng``, ``self.generator``)."""
+    found = [v for k, v in call.kwargs if k in RNG_KEYWORDS]
+    for value in call.args:
+        if isinstance(value, Name) and any(w in value.dotted.rsplit(".", 1)[-1].lower() for w in ("rng", "random", "generator", "gen")):
+            found.append(value)
+    return found
 
 
 def _passes_generator(call: Call) -> bool:

@@ -274,7 +274,7 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, cst.BinaryOperation):
             return BinOp(type(node.operator).__name__, self.value(node.left), self.value(node.right))
         if isinstance(node, cst.IfExp):
-            return IfExp(self.value(node.body), self.value(node.orelse))
+            return IfExp(self.value(node.body), self.value(node.orelse), self.value(node.test))
         if isinstance(node, cst.Lambda):
             return Lambda(self.lambda_qualname(node), self.span(node))
         if isinstance(node, cst.NamedExpr):

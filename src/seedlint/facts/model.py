@@ -118,6 +118,8 @@ class BinOp:
 class IfExp:
     body: "Value"
     orelse: "Value"
+    test: "Value" = None  # type: ignore[assignment]
+    """The condition; None in facts written before it was recorded."""
 
 
 @dataclass(eq=False)

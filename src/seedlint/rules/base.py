@@ -65,3 +65,9 @@ def dataset_name(dataset) -> str:
     if hasattr(dataset, "cls"):
         return dataset.cls.cls.name
     return dataset.qualified.rsplit(".", 1)[-1]
+
+
+def chosen(dataset) -> str:
+    """`` (one of the classes ... may pick)`` when a run-time name picks the dataset's class."""
+    label = getattr(dataset, "chosen", None)
+    return f" ({label})" if label else ""

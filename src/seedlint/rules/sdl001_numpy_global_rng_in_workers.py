@@ -10,7 +10,7 @@ from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS
-from seedlint.rules.base import Project, Rule, built, dataset_name, where
+from seedlint.rules.base import Project, Rule, built, chosen, dataset_name, where
 
 FIX_KIND = "add-worker-init-fn"
 
@@ -92,17 +92,20 @@ class NumpyGlobalRngInWorkers(Rule):
     def _diagnostic(self, project: Project, loader, frame, instance, draw: Draw, init, workers) -> Diagnostic:
         no_init = all(isinstance(v, Constant) and v.value is None for v in init.values)
         function = draw.reached.function
-        several = workers.may_be_several
-        effect = (
-            "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same "
-            "random values; epochs repeat them too unless the main process draws from NumPy in between"
-            if several else
-            "on torch < 1.9 the worker starts from the main process's NumPy state in every epoch, so epochs repeat "
-            "the same random values unless the main process draws from NumPy in between"
-        )
+        restarted = project.loaders.persistent(loader, frame) is False and loader.positional
+        if workers.may_be_several:
+            effect = "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same random values"
+            if restarted:
+                effect += "; epochs repeat them too unless the main process draws from NumPy in between"
+        else:
+            effect = (
+                "on torch < 1.9 the worker starts from the main process's NumPy state in every epoch, so epochs repeat "
+                "the same random values unless the main process draws from NumPy in between"
+            )
         message = (
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}` in `{function.function.qualname}`, "
-            f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{built(instance, loader)}) but "
+            f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
+            f"{built(instance, loader)}) but "
             + ("no worker_init_fn seeds it" if no_init else "its worker_init_fn never seeds NumPy")
             + f": {effect}"
         )
@@ -113,14 +116,28 @@ class NumpyGlobalRngInWorkers(Rule):
 
     @staticmethod
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
+        """The draw most sure to run: fewest ``if``s on the way, then nearest the entry."""
+        found = []
         for instance in instances:
             run = project.workers.of(instance)
             if _seeds_numpy_itself(project, run):
                 continue
-            for draw in run.draws:
+            for order, draw in enumerate(run.draws):
                 if draw.stream == NUMPY:
-                    return instance, draw
-        return None
+                    found.append((_guards_on_the_way(draw), order, instance, draw))
+        if not found:
+            return None
+        _, _, instance, draw = min(found, key=lambda item: (item[0], item[1]))
+        return instance, draw
+
+
+def _guards_on_the_way(draw: Draw) -> int:
+    count = len(draw.call.guards)
+    reached = draw.reached
+    while reached.via is not None:
+        reached = reached.via
+        count += 1
+    return count
 
 
 def _never_seeds_numpy(project: Project, init) -> bool:

@@ -104,11 +104,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         origin = project.seeds.origin(seeding.seed, seeding.frame)
         if not origin.fixed or origin.rank_dependent:
             return None
-        program = _program(project, frame)
         if seeding.kind == "lightning":
-            return self._lightning(project, frame, call, seeding, program)
-        if seeding.kind in ("direct", "library") or seeding.through_helper:
-            return self._plain_ddp(project, frame, call, seeding, program)
+            return self._lightning(project, frame, call, seeding, _program(project, frame))
+        if (seeding.kind in ("direct", "library") or seeding.through_helper) and _starts_process_groups(project):
+            return self._plain_ddp(project, frame, call, seeding, _program(project, frame))
         return None
 
     # ------------------------------------------------------------------ Lightning
@@ -137,6 +136,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     # ------------------------------------------------------------------ plain DDP
     def _plain_ddp(self, project: Project, frame: Frame, call: Call, seeding: Seeding, program: Set[tuple]) -> Optional[Diagnostic]:
         flow = project.flow
+        if not _starts_process_groups(project):
+            return None
         ranks = _rank_program(project, frame, program)
         if (frame.module.path, frame.function.function.qualname) not in ranks:
             return None  # seeded in the parent, before the ranks are started
@@ -163,6 +164,14 @@ def _multi_process_trainers(project: Project) -> list:
     return project.memo("multi-process-trainers", lambda: [t for t in lightning.trainers if lightning.several_processes(t)])
 
 
+def _starts_process_groups(project: Project) -> bool:
+    """Some analysed module spells a call of ``init_process_group`` (a plain DDP program)."""
+    return project.memo("starts-process-groups", lambda: any(
+        _last(call) == "init_process_group"
+        for module in list(project.index.modules.values()) for _, call in module.all_calls()
+    ))
+
+
 def _may_run_several_ranks(project: Project) -> bool:
     """A spelling screen before anything is resolved."""
     return any(
@@ -180,7 +189,8 @@ def _find_program(project: Project, frame: Frame) -> List[Frame]:
     roots = [frame]
     sites, _ = project.flow.callsites.of(frame)
     roots.extend(project.flow.function_frame(site.frame.module, site.frame.function.function) for site in sites[:8])
-    return reachable(project.flow, roots, limit=MAX_PROGRAM)
+    flow = project.flow
+    return reachable(flow, roots, lambda frame, call: flow.resolved_without_loading(call), limit=MAX_PROGRAM)
 
 
 def _program(project: Project, frame: Frame) -> Set[tuple]:
