@@ -45,6 +45,8 @@ class Settings:
     extra_loader_classes: Tuple[str, ...] = ()
     extra_sampler_classes: Tuple[str, ...] = ()
     unsafe_fixes: bool = False
+    severity: Tuple[Tuple[str, str], ...] = ()
+    """Codes or prefixes and the severity their diagnostics get ("error" or "warning")."""
     project_root: Optional[str] = None
     config_file: Optional[str] = None
 
@@ -60,6 +62,11 @@ class Settings:
                 if any(code.startswith(prefix) for prefix in codes):
                     return True
         return False
+
+    def severity_of(self, code: str, default: str) -> str:
+        """The configured severity for a code (the longest matching prefix wins), else ``default``."""
+        best = max(((len(prefix), level) for prefix, level in self.severity if code.startswith(prefix)), default=None)
+        return best[1] if best else default
 
     def relative(self, path: str) -> str:
         base = self.project_root or os.getcwd()
@@ -79,7 +86,7 @@ def _most_specific(code: str, selected, ignored) -> bool:
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores",
     "torch-version", "lightning-version", "python-version", "extra-dataset-classes", "extra-loader-classes",
-    "extra-sampler-classes", "unsafe-fixes",
+    "extra-sampler-classes", "unsafe-fixes", "severity",
 }
 
 
@@ -161,6 +168,11 @@ def settings_from_table(table: Mapping[str, Any], base: Settings) -> Settings:
     for key, attribute in (("torch-version", "torch_version"), ("lightning-version", "lightning_version"), ("python-version", "python_version")):
         if key in table:
             changes[attribute] = version_option(f"[tool.seedlint] {key}", table[key])
+    if "severity" in table:
+        value = table["severity"]
+        if not isinstance(value, dict) or not all(v in ("error", "warning") for v in value.values()):
+            raise ConfigError(f"[tool.seedlint] severity: expected a table of code = \"error\" or \"warning\", got {value!r}")
+        changes["severity"] = tuple((code, level) for code, level in zip(_codes("severity", list(value)), value.values()))
     if "unsafe-fixes" in table:
         if not isinstance(table["unsafe-fixes"], bool):
             raise ConfigError(f"[tool.seedlint] unsafe-fixes: expected true or false, got {table['unsafe-fixes']!r}")

@@ -392,7 +392,8 @@ class Engine:
                 absolute = os.path.abspath(diagnostic.path)
                 if absolute not in linted or self._suppressed(index, absolute, diagnostic):
                     continue
-                result.diagnostics.append(_reshown(diagnostic, linted[absolute]))
+                severity = self.settings.severity_of(diagnostic.code, diagnostic.severity)
+                result.diagnostics.append(_reshown(diagnostic, linted[absolute], severity))
         result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
         return result
 
@@ -448,10 +449,10 @@ def _stat(path: str) -> Optional[Tuple[int, int]]:
     return (info.st_size, info.st_mtime_ns)
 
 
-def _reshown(diagnostic: Diagnostic, shown: str) -> Diagnostic:
+def _reshown(diagnostic: Diagnostic, shown: str, severity: str) -> Diagnostic:
     from dataclasses import replace
 
-    return replace(diagnostic, path=shown)
+    return replace(diagnostic, path=shown, severity=severity)
 
 
 def _unique(errors: List[InputError]) -> List[InputError]:

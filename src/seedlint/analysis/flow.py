@@ -785,6 +785,13 @@ class ValueFlow:
                 return union(self._namespace(v.module) for v in values if isinstance(v, ModuleObj)) or UNKNOWN_SET
         return self._namespace(frame.module)
 
+    def _namespace_item(self, module: ModuleFacts, key: Optional[Constant]) -> Values:
+        """``globals()[name]``: the module-level name, or any class or function when the
+        name is known only at run time."""
+        if key is not None and isinstance(key.value, str):
+            return self.module_member(module, key.value)
+        return self._namespace(module)
+
     def _namespace(self, module: ModuleFacts, own_only: bool = False) -> Values:
         """Every project class and function a module can name: ``eval(cfg.model)``,
         ``globals()[name]``, ``getattr(module, name)``."""
@@ -1051,6 +1058,8 @@ class ValueFlow:
                 found.append(frozenset({ArgsObj(holder.parser)}))
             elif self.registries.is_registry(holder):
                 found.append(self.registries.lookup(holder, index, frame))
+            elif isinstance(holder, MethodOf) and holder.name == "__dict__" and isinstance(holder.receiver, ModuleObj):
+                found.append(self._namespace_item(holder.receiver.module, key))
             else:
                 found.append(UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET

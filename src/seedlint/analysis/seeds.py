@@ -384,6 +384,13 @@ class Seeds:
         owner = self._owner(qualified, frame)
         if owner is not None and _reassigned_at_run_time(*owner):
             return UNKNOWN_ORIGIN
+        if owner is not None and "." not in qualified[len(owner[0].name) + 1:]:
+            module, variable = owner
+            assigns = [a for a in module.module_code.assigns if a.target == variable]
+            if assigns:
+                computed = combine(self.origin(a.value, self.flow.module_frame(module), MAIN) for a in assigns)
+                if computed.kind != UNKNOWN:
+                    return fixed(*(computed.parts | rank)) if computed.kind == FIXED else computed
         parts = set(rank)
         if values and all(isinstance(v, Constant) and isinstance(v.value, (int, float)) for v in values):
             parts.add(CONSTANT)
@@ -394,7 +401,8 @@ class Seeds:
     def _owner(self, qualified: str, frame: Frame):
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            module = self.flow.index.module_named(".".join(parts[:cut]), frame.module, load=False)
+            dotted = ".".join(parts[:cut])
+            module = frame.module if frame.module.name == dotted else self.flow.index.module_named(dotted, frame.module, load=False)
             if module is not None:
                 return module, parts[cut]
         return None
@@ -416,6 +424,6 @@ def _reassigned_at_run_time(module, variable: str) -> bool:
             if any(loop.target == variable for loop in function.loops):
                 return True
             continue
-        if any(a.target == variable for a in function.assigns):
+        if variable in function.global_names and any(a.target == variable for a in function.assigns):
             return True
     return False

@@ -25,7 +25,7 @@ from seedlint.analysis.objects import (
     MethodOf,
     Obj,
 )
-from seedlint.facts.model import Call, Const, Name
+from seedlint.facts.model import EXCEPT, Call, Const, Name
 from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS, RNG_OBJECT_RESEEDING_METHODS, TORCH, global_stream
 
 ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
@@ -44,6 +44,8 @@ class Reached:
 
     frame: Frame
     via: Optional["Reached"] = None
+    call: Optional[Call] = None
+    """The call in ``via`` that runs this function."""
 
     @property
     def function(self) -> FunctionRef:
@@ -65,6 +67,11 @@ class Draw:
     def spelled(self) -> str:
         return self.call.func.dotted if isinstance(self.call.func, Name) else "..."
 
+    @property
+    def on_error_path(self) -> bool:
+        """The draw runs only after an exception (``except: return np.random.rand(...)``)."""
+        return any(test == EXCEPT for test, _ in self.call.guards)
+
 
 @dataclass
 class WorkerRun:
@@ -74,6 +81,11 @@ class WorkerRun:
     """Keys of RNG objects worker code reseeds (``rng.seed(...)``) or replaces."""
     reassigned: Set[Tuple[tuple, str]]
     """(class key, attribute) of the ``self.x = ...`` assignments worker code makes."""
+
+    @property
+    def sure_draws(self) -> List[Draw]:
+        """The draws not confined to an error path (an ``except`` block)."""
+        return [d for d in self.draws if not d.on_error_path]
 
 
 class WorkerCode:
@@ -95,11 +107,11 @@ class WorkerCode:
         reached: Dict[tuple, Reached] = {}
         queue: List[Reached] = []
 
-        def add(frame: Frame, via: Optional[Reached]) -> None:
+        def add(frame: Frame, via: Optional[Reached], call: Optional[Call] = None) -> None:
             key = (frame.function.key, frame.receiver.key if frame.receiver is not None else None)
             if key in reached or len(reached) >= MAX_FUNCTIONS:
                 return
-            item = Reached(frame, via)
+            item = Reached(frame, via, call)
             reached[key] = item
             queue.append(item)
 
@@ -125,10 +137,10 @@ class WorkerCode:
                     continue
                 callees = self.flow.callee_objects(call, frame)
                 for callee_frame, _ in self.flow.callee_frames(call, frame):
-                    add(callee_frame, current)
+                    add(callee_frame, current, call)
                 for held in self._held(call, frame, callees):
                     for held_frame in self._frames_of(held):
-                        add(held_frame, current)
+                        add(held_frame, current, call)
                 draws.extend(self._draws(current, call, callees, reseeded))
         return WorkerRun(list(reached.values()), draws, reseeded, reassigned)
 

@@ -25,6 +25,7 @@ from seedlint.facts.model import (
     Class,
     Compare,
     Comprehension,
+    EXCEPT,
     Const,
     DictDisplay,
     Function,
@@ -190,6 +191,7 @@ class _Collector(cst.CSTVisitor):
         and one per ``if t: return`` among its statements), popped when it closes."""
         self.ifs: List[Tuple[cst.If, Value]] = []
         self.opened: Dict[int, int] = {}
+        self.except_bodies: set = set()
         """Blocks and else clauses that pushed their ``if``'s guard, by node id."""
 
     # ---------------------------------------------------------------- helpers
@@ -531,6 +533,9 @@ class _Collector(cst.CSTVisitor):
         if self.ifs and self.ifs[-1][0].body is node:
             self.guards.append((self.ifs[-1][1], True))
             pushed = 1
+        if id(node) in self.except_bodies:
+            self.guards.append((EXCEPT, True))
+            pushed += 1
         self.blocks[-1].append(pushed)
 
     def _close_block(self) -> None:
@@ -552,6 +557,7 @@ class _Collector(cst.CSTVisitor):
     def visit_Global(self, node: cst.Global) -> None:
         for item in node.names:
             self.scopes[-1].globals.add(item.name.value)
+            self.function.global_names.add(item.name.value)
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         for item in node.names:
@@ -635,6 +641,7 @@ class _Collector(cst.CSTVisitor):
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
             self.bind_target(node.name.name)
+        self.except_bodies.add(id(node.body))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.function.attribute_names.add(node.attr.value)

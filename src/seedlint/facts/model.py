@@ -179,7 +179,10 @@ UNKNOWN = Unknown()
 Guard = Tuple[Value, bool]
 """An ``if`` test and the truth value it has where the guarded code runs: the body of
 ``if t:`` runs under ``(t, True)``, its ``else`` and the statements after
-``if t: return`` under ``(t, False)``."""
+``if t: return`` under ``(t, False)``. Code in an ``except`` block runs under
+``(EXCEPT, True)``."""
+EXCEPT = Const("<except>")
+"""The guard of code that runs only when an exception was raised (an error path)."""
 
 
 @dataclass(eq=False)
@@ -242,6 +245,8 @@ class Function:
     """Every ``.name`` used as an attribute in the function's own body (read or written)."""
     reads: List[Name] = field(default_factory=list)
     """For a lambda: every name its body reads (not attribute names or keywords)."""
+    global_names: Set[str] = field(default_factory=set)
+    """Names the function declares ``global`` (its assignments to them rebind module variables)."""
 
 
 @dataclass(eq=False)

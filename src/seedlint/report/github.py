@@ -17,7 +17,7 @@ def _escape_property(text: str) -> str:
 
 def render(diagnostics: List[Diagnostic], **_) -> str:
     lines = [
-        f"::error file={_escape_property(d.path)},line={d.line},col={d.column},"
+        f"::{d.severity} file={_escape_property(d.path)},line={d.line},col={d.column},"
         f"endLine={d.span.end_line},endColumn={d.span.end_col + 1},"
         f"title={_escape_property(d.code + ' ' + d.name)}::{_escape(d.code + ' ' + d.message)}"
         for d in diagnostics

@@ -18,6 +18,7 @@ def as_dict(d: Diagnostic, fixable: bool) -> dict:
         "code": d.code,
         "name": d.name,
         "message": d.message,
+        "severity": d.severity,
         "fixable": fixable,
     }
 

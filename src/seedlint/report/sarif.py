@@ -40,7 +40,7 @@ def _rule(rule) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _first_paragraph(documentation, rule.summary)},
         "help": {"text": documentation, "markdown": documentation},
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": rule.severity},
         "properties": {"fix": rule.fix_safety or "none", "tags": ["pytorch", "data-loading"]},
     }
 
@@ -93,7 +93,7 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, *
     for d in diagnostics:
         result = {
             "ruleId": d.code,
-            "level": "error",
+            "level": d.severity,
             "message": {"text": d.message},
             "locations": [
                 {

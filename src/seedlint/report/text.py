@@ -1,4 +1,5 @@
-"""``path:line:col: CODE message`` lines and a summary, coloured only on a terminal."""
+"""``path:line:col: CODE message`` lines (``CODE warning: message`` for warnings) and a
+summary, coloured only on a terminal."""
 
 from __future__ import annotations
 
@@ -6,16 +7,18 @@ from typing import List
 
 from seedlint.diagnostics import Diagnostic
 
-BOLD, RED, CYAN, GREEN, RESET = "\033[1m", "\033[31m", "\033[36m", "\033[32m", "\033[0m"
+BOLD, RED, YELLOW, CYAN, GREEN, RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[32m", "\033[0m"
 
 
 def render(diagnostics: List[Diagnostic], fixable: int = 0, color: bool = False, **_) -> str:
     lines = []
     for d in diagnostics:
+        message = f"warning: {d.message}" if d.severity == "warning" else d.message
         if color:
-            lines.append(f"{BOLD}{d.path}{RESET}{CYAN}:{RESET}{d.line}{CYAN}:{RESET}{d.column}{CYAN}:{RESET} {BOLD}{RED}{d.code}{RESET} {d.message}")
+            code_color = YELLOW if d.severity == "warning" else RED
+            lines.append(f"{BOLD}{d.path}{RESET}{CYAN}:{RESET}{d.line}{CYAN}:{RESET}{d.column}{CYAN}:{RESET} {BOLD}{code_color}{d.code}{RESET} {message}")
         else:
-            lines.append(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
+            lines.append(f"{d.path}:{d.line}:{d.column}: {d.code} {message}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -122,7 +122,7 @@ class NumpyGlobalRngInWorkers(Rule):
             run = project.workers.of(instance)
             if _seeds_numpy_itself(project, run):
                 continue
-            for order, draw in enumerate(run.draws):
+            for order, draw in enumerate(run.sure_draws):
                 if draw.stream == NUMPY:
                     found.append((_guards_on_the_way(draw), order, instance, draw))
         if not found:
@@ -132,11 +132,12 @@ class NumpyGlobalRngInWorkers(Rule):
 
 
 def _guards_on_the_way(draw: Draw) -> int:
+    """The ``if``s between the worker's entry and the draw, and the calls on the way."""
     count = len(draw.call.guards)
     reached = draw.reached
     while reached.via is not None:
+        count += 1 + (len(reached.call.guards) if reached.call is not None else 0)
         reached = reached.via
-        count += 1
     return count
 
 

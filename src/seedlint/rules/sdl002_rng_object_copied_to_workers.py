@@ -116,7 +116,7 @@ class RngObjectCopiedToWorkers(Rule):
                 for instance in loaders.datasets(loader, frame):
                     run = project.workers.of(instance)
                     by_rng: Dict[tuple, List[Draw]] = {}
-                    for draw in run.draws:
+                    for draw in run.sure_draws:
                         if draw.stream == RNG_OBJECT and draw.rng is not None:
                             by_rng.setdefault(draw.rng.key, []).append(draw)
                     for draws in by_rng.values():

@@ -133,7 +133,7 @@ def drawn_streams(project: Project, loader: LoaderCall, frame: Frame) -> FrozenS
     """The global RNG streams the loader's workers draw from in this context."""
     found: Set[str] = set()
     for instance in project.loaders.datasets(loader, frame):
-        found.update(d.stream for d in project.workers.of(instance).draws)
+        found.update(d.stream for d in project.workers.of(instance).sure_draws)
     return frozenset(found & {NUMPY, PYTHON_RANDOM, TORCH})
 
 

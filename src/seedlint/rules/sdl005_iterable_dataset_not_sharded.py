@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from seedlint.analysis.index import FunctionRef
-from seedlint.analysis.objects import Frame, FunctionObj, Instance
+from seedlint.analysis.objects import DictObj, Frame, FunctionObj, Instance, SeqObj
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Attr, Call, IfExp, Name, Seq, Subscript, Value
@@ -142,11 +142,26 @@ def _frames_shard(project: Project, frames: List[Frame]) -> bool:
         if function.attribute_names & SHARDING_ATTRIBUTES:
             reads_shard_attributes = True
         for call in function.calls:
+            if _delegates_to_library_iterator(project, call, frame):
+                return True
             if flow.callee_names(call, frame) & WORKER_INFO:
                 asks_worker_info = True
             if any(_mentions_sharding_helper(value) for value in (call.func, *call.args, *(v for _, v in call.kwargs))):
                 return True
     return asks_worker_info and reads_shard_attributes
+
+
+def _delegates_to_library_iterator(project: Project, call: Call, frame: Frame) -> bool:
+    """``self.dataset.__next__()`` / ``next(iter(self.source))`` on an object seedlint does
+    not see into (a library dataset, which may shard by worker itself)."""
+    func = call.func
+    if isinstance(func, Name) and func.dotted.rsplit(".", 1)[-1] in ("__next__", "__iter__") and "." in func.dotted:
+        held = Name(func.dotted.rsplit(".", 1)[0], func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
+    elif isinstance(func, Name) and func.dotted in ("next", "iter") and call.args and isinstance(call.args[0], Name):
+        held = call.args[0]
+    else:
+        return False
+    return any(not isinstance(obj, (Instance, SeqObj, DictObj)) for obj in project.flow.eval(held, frame))
 
 
 def _with_nested_and_decorators(project: Project, frames: List[Frame]) -> Iterator[Frame]:

@@ -119,7 +119,7 @@ class GlobalReseedEveryEpoch(Rule):
                     if not project.loaders.workers(obj.loader, obj.frame).may_be_positive:
                         continue
                     for instance in project.loaders.datasets(obj.loader, obj.frame):
-                        if any(d.stream == NUMPY for d in project.workers.of(instance).draws):
+                        if any(d.stream == NUMPY for d in project.workers.of(instance).sure_draws):
                             broken.add(NUMPY)
         return frozenset(broken)
 

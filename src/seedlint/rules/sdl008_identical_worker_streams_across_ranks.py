@@ -106,8 +106,29 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None
         if seeding.kind == "lightning":
             return self._lightning(project, frame, call, seeding, _program(project, frame))
-        if (seeding.kind in ("direct", "library") or seeding.through_helper) and _starts_process_groups(project):
-            return self._plain_ddp(project, frame, call, seeding, _program(project, frame))
+        if seeding.kind in ("direct", "library") or seeding.through_helper:
+            if _multi_process_trainers(project):
+                found = self._lightning_manual(project, frame, call, seeding, _program(project, frame))
+                if found is not None:
+                    return found
+            if _starts_process_groups(project):
+                return self._plain_ddp(project, frame, call, seeding, _program(project, frame))
+        return None
+
+    def _lightning_manual(self, project: Project, frame: Frame, call: Call, seeding: Seeding, program: Set[tuple]) -> Optional[Diagnostic]:
+        """``torch.manual_seed(S)`` in a script whose Trainer runs several processes: Lightning
+        starts the script once per rank, so every rank seeds torch with S."""
+        lightning = project.lightning
+        for runner in _multi_process_trainers(project):
+            if (runner.module.path, runner.function.qualname) not in program:
+                continue
+            if not any(_draws_in_workers(project, obj) for obj, runners in lightning.reached_objects() if runner in runners):
+                continue
+            return self.report(frame.module, call.span, (
+                f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every rank the {_callee(runner.call)} at "
+                f"{where(runner.module, runner.call.span)} starts, so worker k of every rank gets the same seed and draws "
+                "the same augmentations; add the rank to the seed, or seed with `seed_everything(seed, workers=True)`"
+            ))
         return None
 
     # ------------------------------------------------------------------ Lightning
@@ -216,14 +237,14 @@ def _draws_in_workers(project: Project, obj) -> bool:
     loaders = project.loaders
     if not loaders.workers(obj.loader, obj.frame).may_be_positive:
         return False
-    return any(project.workers.of(i).draws for i in loaders.datasets(obj.loader, obj.frame))
+    return any(project.workers.of(i).sure_draws for i in loaders.datasets(obj.loader, obj.frame))
 
 
 def _draws_in_workers_of(project: Project, loader) -> bool:
     loaders = project.loaders
     for frame in loaders.contexts(loader):
         if loaders.workers(loader, frame).may_be_positive and any(
-            project.workers.of(i).draws for i in loaders.datasets(loader, frame)
+            project.workers.of(i).sure_draws for i in loaders.datasets(loader, frame)
         ):
             return True
     return False
@@ -236,7 +257,7 @@ def _depends_on_parameter(frame: Frame, value) -> bool:
 
     function = frame.function.function
     if isinstance(value, Name):
-        return value.qualified is None and value.scope == function.qualname and value.root in function.params
+        return value.qualified is None and value.scope == function.qualname and value.dotted in function.params
     if isinstance(value, BinOp):
         return _depends_on_parameter(frame, value.left) or _depends_on_parameter(frame, value.right)
     if isinstance(value, Call):

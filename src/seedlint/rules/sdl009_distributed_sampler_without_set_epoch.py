@@ -195,7 +195,15 @@ def _rebuilt_each_iteration(epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
     if isinstance(sampler, Name) and obj.loader.function is epoch_loop.function:
         if any(assign.target == sampler.dotted for assign in loop.assigns):
             return True
-    return obj.loader.module is epoch_loop.module and contains(loop.span, obj.loader.call.span)
+    if obj.loader.module is epoch_loop.module and contains(loop.span, obj.loader.call.span):
+        return True
+    frame = obj.frame
+    while frame is not None and frame.site is not None:  # built by a helper the loop body calls
+        site = frame.site
+        if site.frame.function.key == epoch_loop.frame.function.key and contains(loop.span, site.call.span):
+            return True
+        frame = site.frame
+    return False
 
 
 def _receiver(epoch_loop: EpochLoop, obj: LoaderObject) -> Optional[str]:
