@@ -884,7 +884,7 @@ class ValueFlow:
             frame = self.function_frame(module, function)
             receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
             holders = self.eval(receiver, frame)
-            if not any(h == parser or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
+            if not any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
                 continue
             if method == "set_defaults":
                 return self.eval(call.kwarg(dest), frame)
@@ -1270,13 +1270,18 @@ def _option_dest(call: Call) -> Optional[str]:
     return chosen.lstrip("-").replace("-", "_") if chosen else None
 
 
+def _same_parser(holder: Obj, parser: ExternalInstance) -> bool:
+    """The same ``ArgumentParser(...)`` call, whatever context it was evaluated in."""
+    return isinstance(holder, ExternalInstance) and holder.site.call is parser.site.call
+
+
 def _group_of(holder: ExternalInstance, parser: ExternalInstance, flow: "ValueFlow", frame: Frame) -> bool:
     """``holder`` is an argument group of ``parser`` (``parser.add_argument_group(...)``)."""
     func = holder.site.call.func
     if not (isinstance(func, Name) and func.dotted.endswith((".add_argument_group", ".add_mutually_exclusive_group"))):
         return False
     receiver = Name(func.dotted.rsplit(".", 1)[0], func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
-    return parser in flow.eval(receiver, holder.site.frame)
+    return any(_same_parser(h, parser) for h in flow.eval(receiver, holder.site.frame))
 
 
 def _default(function: Function, name: str) -> Optional[Value]:
