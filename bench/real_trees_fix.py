@@ -170,9 +170,9 @@ def files_in_diff(diff: str) -> Set[str]:
 def diagnostics_by_code(tree: Path, *extra: str) -> Tuple[Dict[str, int], int, int]:
     """(count per code, fixable count, stderr lines) of a JSON check of the tree."""
     completed = seedlint("--format", "json", "--unsafe-fixes", *extra, ".", cwd=tree)
-    if completed.returncode not in (0, 1, 2) or not completed.stdout.strip().startswith("["):
+    if completed.returncode not in (0, 1, 2) or not completed.stdout.strip().startswith("{"):
         raise RuntimeError(f"seedlint --format json failed ({completed.returncode}): {completed.stderr[-2000:]}")
-    items = json.loads(completed.stdout)
+    items = json.loads(completed.stdout)["diagnostics"]
     counts = collections.Counter(item["code"] for item in items)
     return dict(counts), sum(1 for item in items if item["fixable"]), len(completed.stderr.splitlines())
 

@@ -127,11 +127,14 @@ def relative_path(path: str, checkout: Path) -> str:
 
 
 def parse_findings(stdout: str, checkout: Path) -> tuple[list[dict] | None, str | None]:
-    """Decode seedlint's JSON array; return (findings, error)."""
+    """Decode seedlint's JSON report (an object with "diagnostics"; older versions printed
+    a bare array); return (findings, error)."""
     try:
         findings = json.loads(stdout)
     except json.JSONDecodeError as exc:
         return None, f"stdout is not JSON ({exc}); first bytes: {stdout[:200]!r}"
+    if isinstance(findings, dict) and isinstance(findings.get("diagnostics"), list):
+        findings = findings["diagnostics"]
     if not isinstance(findings, list):
         return None, f"stdout is JSON but not an array: {type(findings).__name__}"
     for finding in findings:

@@ -1,7 +1,8 @@
 """The ``seedlint`` command: argument parsing, output selection and exit codes.
 
 Exit status: 0 nothing reported, 1 diagnostics remain (with --diff: a change would be
-made), 2 usage error, unreadable or unparsable input, or an internal error.
+made), 2 usage error, unreadable or unparsable input, or an internal error. Everything
+else (checking, fixing, writing) is done by ``seedlint.api``.
 """
 
 from __future__ import annotations
@@ -10,17 +11,18 @@ import argparse
 import difflib
 import os
 import sys
-from typing import List, Optional
+import threading
+from typing import List, Optional, TextIO
 
-from seedlint import __version__
+from seedlint import __version__, api
 from seedlint.cache import default_cache
-from seedlint.config import ConfigError, load_settings, version_option
+from seedlint.config import ConfigError, load_settings, unknown_codes, version_option
 from seedlint.docs import rule_page
-from seedlint.engine import Engine
-from seedlint.fixes import apply_fixes
 from seedlint.report import FORMATS, statistics, text
 from seedlint.rules import BY_CODE, RULES
-from seedlint.source import ChangedOnDisk, InputError, read_source, write_atomically
+
+PROGRESS_AFTER = 1.0
+"""Seconds a run on a terminal may take before a progress line appears on stderr."""
 
 
 def _codes(value: str) -> List[str]:
@@ -31,24 +33,35 @@ def _codes(value: str) -> List[str]:
     return codes
 
 
+def _patterns(value: str) -> List[str]:
+    return [p.strip() for p in value.split(",") if p.strip()]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="seedlint",
         description="Find (and fix) PyTorch data-loading bugs that silently ruin training runs.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to check (default: .)")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to check (default: .); - reads stdin")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--fix", action="store_true", help="apply fixes, then report what remains")
     action.add_argument("--diff", action="store_true", help="print the diff --fix would apply; write nothing")
     action.add_argument("--explain", metavar="CODE", help="print a rule's documentation")
     action.add_argument("--list-rules", action="store_true", help="list every rule")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
+    parser.add_argument("--show-fixes", action="store_true", help="after --fix, list the fixes applied per file")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
     parser.add_argument("--select", type=_codes, help="rule codes or prefixes to enable, comma-separated")
     parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable on top of the selection")
     parser.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable, comma-separated")
+    parser.add_argument("--exclude", type=_patterns, metavar="PATTERNS", help="file patterns to skip (replaces the defaults)")
+    parser.add_argument("--extend-exclude", type=_patterns, metavar="PATTERNS", help="file patterns to skip on top of the defaults")
+    parser.add_argument("--stdin-filename", metavar="PATH", help="the file name to check stdin as (with PATH -)")
     parser.add_argument("--torch-version", help="target torch version (e.g. 1.8 or '>=2.0'), overrides the project's")
     parser.add_argument("--lightning-version", help="target Lightning version, overrides the project's")
+    parser.add_argument("--python-version", help="target Python version, overrides the project's requires-python")
     parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.seedlint] from this file")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="processes that parse files in parallel (default: the number of cores)")
@@ -62,16 +75,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _overrides(args: argparse.Namespace) -> dict:
     found = {}
-    if args.select is not None:
-        found["select"] = tuple(args.select)
-    if args.extend_select is not None:
-        found["extend_select"] = tuple(args.extend_select)
-    if args.ignore is not None:
-        found["ignore"] = tuple(args.ignore)
-    if args.torch_version is not None:
-        found["torch_version"] = version_option("--torch-version", args.torch_version)
-    if args.lightning_version is not None:
-        found["lightning_version"] = version_option("--lightning-version", args.lightning_version)
+    for option in ("select", "extend_select", "ignore", "extend_exclude"):
+        value = getattr(args, option)
+        if value is not None:
+            found[option] = tuple(value)
+    if args.exclude is not None:
+        found["exclude"] = tuple(args.exclude)
+    for option in ("torch_version", "lightning_version", "python_version"):
+        value = getattr(args, option)
+        if value is not None:
+            found[option] = version_option("--" + option.replace("_", "-"), value)
     if args.unsafe_fixes:
         found["unsafe_fixes"] = True
     return found
@@ -89,7 +102,7 @@ def _explain(code: str) -> int:
 def _list_rules() -> int:
     for rule in RULES:
         fix = {"safe": "fix", "unsafe": "unsafe fix", None: ""}[rule.fix_safety]
-        print(f"{rule.code}  {rule.name:<42} {fix}")
+        print(f"{rule.code}  {rule.name:<42} {rule.severity:<8} {fix}".rstrip())
     return 0
 
 
@@ -104,44 +117,47 @@ def _use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _fixed_text(settings):
-    """For SARIF: (path of the fixed file, its text, its text after this diagnostic's fix
-    alone), or None."""
-
-    def fixed_text(diagnostic):
-        fix = diagnostic.fix
-        if fix is None or not (fix.safe or settings.unsafe_fixes):
-            return None
-        absolute = os.path.abspath(fix.path)
-        shown = diagnostic.path if absolute == os.path.abspath(diagnostic.path) else os.path.relpath(absolute)
-        source = read_source(absolute)
-        if isinstance(source, InputError):
-            return None
-        try:
-            return shown, source.text, apply_fixes(source.text, [fix])
-        except Exception:  # a fix that cannot be expressed is left out of the report, not fatal
-            return None
-
-    return fixed_text
-
-
-def _diff(result) -> str:
+def _diff(outcome: api.Outcome) -> str:
     chunks = []
-    for shown, (original, new) in sorted(result.new_text.items()):
+    for shown, (original, new) in sorted(outcome.new_text.items()):
         chunks.extend(
             difflib.unified_diff(
-                original.text.splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=f"a/{shown}",
-                tofile=f"b/{shown}",
+                original.text.splitlines(keepends=True), new.splitlines(keepends=True),
+                fromfile=f"a/{shown}", tofile=f"b/{shown}",
             )
         )
     return "".join(chunks)
 
 
-def _print_errors(errors: List[InputError]) -> None:
+def _print_errors(errors) -> None:
     for error in errors:
         print(f"seedlint: error: {error}", file=sys.stderr)
+
+
+class _Progress:
+    """One line on stderr when a run on a terminal takes longer than ``PROGRESS_AFTER``."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.shown = False
+        self.timer = threading.Timer(PROGRESS_AFTER, self._show) if enabled else None
+
+    def __enter__(self) -> "_Progress":
+        if self.timer is not None:
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def _show(self) -> None:
+        self.shown = True
+        sys.stderr.write("seedlint: checking...")
+        sys.stderr.flush()
+
+    def __exit__(self, *exc) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -150,12 +166,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("seedlint: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``seedlint --list-rules | head``): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except Exception as error:  # exit 2, never 1 ("findings remain"), on a bug in seedlint
         import traceback
 
         traceback.print_exc()
         print(f"seedlint: error: internal error: {error!r}", file=sys.stderr)
         return 2
+
+
+def _usage_error(message: str) -> int:
+    print(f"seedlint: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _main(argv: Optional[List[str]] = None) -> int:
@@ -166,60 +192,96 @@ def _main(argv: Optional[List[str]] = None) -> int:
     if args.list_rules:
         return _list_rules()
     paths = args.paths or ["."]
-    for path in paths:
-        if not os.path.lexists(path):
-            print(f"seedlint: error: {path}: no such file or directory", file=sys.stderr)
-            return 2
+    stdin = None
+    if "-" in paths:
+        if paths != ["-"]:
+            return _usage_error("- (stdin) cannot be combined with other paths")
+        if not args.stdin_filename:
+            return _usage_error("checking stdin needs --stdin-filename PATH: the file the text stands for")
+        stdin = (args.stdin_filename, sys.stdin.read())
+        paths = [args.stdin_filename]
+    else:
+        for path in paths:
+            if not os.path.lexists(path):
+                return _usage_error(f"{path}: no such file or directory")
     if args.statistics and args.format not in ("text", "json"):
-        print(f"seedlint: error: --statistics works with --format text or json, not {args.format}", file=sys.stderr)
-        return 2
+        return _usage_error(f"--statistics works with --format text or json, not {args.format}")
+    if args.diff and args.format != "text":
+        return _usage_error(f"--diff prints a unified diff; it cannot be combined with --format {args.format}")
     try:
         settings = load_settings(paths, _overrides(args), config_file=args.config)
     except ConfigError as error:
-        print(f"seedlint: error: {error}", file=sys.stderr)
-        return 2
+        return _usage_error(str(error))
+    unknown = unknown_codes(settings, (rule.code for rule in RULES))
+    if unknown:
+        where, code = unknown[0]
+        source = f"{settings.config_file}: [tool.seedlint] " if settings.config_file and where not in ("select", "ignore", "extend-select") else ""
+        return _usage_error(f"{source}{where}: {code!r} names no seedlint rule (see `seedlint --list-rules`)")
     cache = None if args.no_cache else default_cache(settings.project_root)
-    engine = Engine(settings, jobs=args.jobs, cache=cache)
-    write_errors: List[InputError] = []
-    if args.fix or args.diff:
-        result = engine.fix(paths)
-        if args.diff:
-            sys.stdout.write(_diff(result))
-            _print_errors(result.errors)
-            if result.errors:
-                return 2
-            return 1 if result.new_text else 0
-        for shown, (original, new) in sorted(result.new_text.items()):
-            try:
-                write_atomically(original, new)
-            except ChangedOnDisk:
-                write_errors.append(InputError(shown, "changed on disk while seedlint was fixing it; left as it is"))
-                result.fixed.pop(shown, None)
-            except OSError as error:
-                write_errors.append(InputError(shown, f"cannot write: {error.strerror or error}"))
-                result.fixed.pop(shown, None)
-        if write_errors:  # what stays on disk is reported as it is
-            unwritten = {e.path for e in write_errors}
-            on_disk = Engine(settings, jobs=args.jobs, cache=cache).check(paths)
-            result.diagnostics = sorted(
-                [d for d in result.diagnostics if d.path not in unwritten]
-                + [d for d in on_disk.diagnostics if d.path in unwritten], key=lambda d: d.sort_key())
-    else:
-        result = engine.check(paths)
-    errors = result.errors + write_errors
-    _print_errors(errors)
-    remaining = result.diagnostics
-    def fixed_by_fix(d) -> bool:
+    with _Progress(enabled=sys.stderr.isatty()):
+        if args.fix or args.diff:
+            outcome = api.fix(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
+        else:
+            outcome = api.check(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
+    if args.diff:
+        sys.stdout.write(_diff(outcome))
+        _print_errors(outcome.errors)
+        return 2 if outcome.errors else (1 if outcome.new_text else 0)
+    if args.fix and stdin is not None:
+        return _fixed_stdin(outcome, stdin, args)
+    if args.fix:
+        api.write(outcome, paths, settings, jobs=args.jobs, cache=cache)
+    _print_errors(outcome.errors)
+    if outcome.files_checked == 0 and not outcome.errors:
+        print("seedlint: warning: no Python files found under the given paths", file=sys.stderr)
+    output: TextIO = open(args.output_file, "w", encoding="utf-8") if args.output_file else sys.stdout
+    try:
+        _report(outcome, settings, args, output)
+    finally:
+        if output is not sys.stdout:
+            output.close()
+    if outcome.errors:
+        return 2
+    return 0 if args.exit_zero or not outcome.diagnostics else 1
+
+
+def _fixed_stdin(outcome: api.Outcome, stdin, args) -> int:
+    """``seedlint --fix - --stdin-filename F``: the fixed text on stdout, what remains on stderr."""
+    filename, original = stdin
+    new = next(iter(outcome.new_text.values()))[1] if outcome.new_text else original
+    sys.stdout.write(new)
+    _print_errors(outcome.errors)
+    for d in outcome.diagnostics:
+        print(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}", file=sys.stderr)
+    if outcome.errors:
+        return 2
+    return 0 if args.exit_zero or not outcome.diagnostics else 1
+
+
+def _report(outcome: api.Outcome, settings, args, output: TextIO) -> None:
+    remaining = outcome.diagnostics
+
+    def applied_by_fix(d) -> bool:
         return d.fix is not None and (d.fix.safe or settings.unsafe_fixes)
 
-    fixable = sum(1 for d in remaining if fixed_by_fix(d))
-    color = args.format == "text" and _use_color(sys.stdout)
-    render = statistics.FORMATS[args.format] if args.statistics else FORMATS[args.format]
-    sys.stdout.write(render(remaining, color=color, rules=[r for r in RULES if settings.is_selected(r.code)],
-                            is_fixable=fixed_by_fix if args.statistics else (lambda d: d.fix is not None),
-                            fixed_text=_fixed_text(settings)))
-    if args.format == "text" and not args.quiet:
-        sys.stdout.write(text.summary(remaining, fixable, sum(result.fixed.values()), color))
-    if errors:
-        return 2
-    return 1 if remaining else 0
+    fixable = sum(1 for d in remaining if applied_by_fix(d))
+    unsafe = sum(1 for d in remaining if d.fix is not None and not d.fix.safe and not settings.unsafe_fixes)
+    color = args.format == "text" and output is sys.stdout and _use_color(sys.stdout)
+    rules = [r for r in RULES if settings.is_selected(r.code)]
+    if args.statistics:
+        output.write(statistics.FORMATS[args.format](remaining, is_fixable=applied_by_fix))
+    else:
+        preview = api.fix_preview(settings)
+        output.write(FORMATS[args.format](
+            remaining, color=color, rules=rules, settings=settings, outcome=outcome,
+            is_fixable=lambda d: d.fix is not None, fixed_text=preview,
+            fix_edits=lambda d: api.fix_edits(d, preview),
+        ))
+    if args.format != "text" or args.quiet:
+        return
+    if args.show_fixes and outcome.fixed_codes:
+        output.write(text.applied_fixes(outcome.fixed_codes, {r.code: r.name for r in RULES}))
+    output.write(text.summary(
+        remaining, fixable, sum(outcome.fixed.values()), color,
+        files_checked=outcome.files_checked, unchecked=len(outcome.errors), unsafe=unsafe,
+    ))

@@ -76,6 +76,20 @@ class Settings:
             return path
 
 
+def unknown_codes(settings: "Settings", known) -> list:
+    """(where, code) for every code or prefix in the settings that names no rule."""
+    known = tuple(known)
+    found = []
+    places = [("select", settings.select), ("extend-select", settings.extend_select), ("ignore", settings.ignore)]
+    places += [(f"per-file-ignores {glob!r}", codes) for glob, codes in settings.per_file_ignores]
+    places += [("severity", tuple(code for code, _ in settings.severity))]
+    for where, codes in places:
+        for code in codes:
+            if not any(rule.startswith(code) for rule in known):
+                found.append((where, code))
+    return found
+
+
 def _most_specific(code: str, selected, ignored) -> bool:
     """ruff's rule: the longest matching prefix decides, select wins ties."""
     best_select = max((len(p) for p in selected if code.startswith(p)), default=-1)

@@ -41,6 +41,8 @@ class Result:
     """Shown path -> number of fixes applied."""
     new_text: Dict[str, Tuple[SourceFile, str]] = field(default_factory=dict)
     """Shown path -> (original source, fixed text), for --fix and --diff."""
+    fixed_codes: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    """Shown path -> rule code -> fixes applied."""
 
 
 def parse_error(path: str, error: Exception, text: Optional[str] = None) -> InputError:
@@ -253,24 +255,51 @@ class Engine:
             digest.update(f"{target.shown}\0{target.absolute}\0{_stat(target.absolute)}\n".encode())
         return cache_key(digest.hexdigest(), "<run>", "", False)
 
-    def fix(self, paths: Iterable[str]) -> Result:
+    def check_text(self, filename: str, text: str) -> Result:
+        """Check ``text`` as if it were the file ``filename`` (stdin with ``--stdin-filename``)."""
+        absolute = self._take_text(filename, text)
+        return self._analyse([Target(filename, absolute)], {absolute: text})
+
+    def fix_text(self, filename: str, text: str) -> Result:
+        """Fix ``text`` as if it were the file ``filename``; nothing is read back from disk."""
+        absolute = self._take_text(filename, text)
+        return self.fix([filename], {absolute: text}, [Target(filename, absolute)])
+
+    def _take_text(self, filename: str, text: str) -> str:
+        absolute = os.path.abspath(filename)
+        self._ensure_state()
+        raw = text.encode("utf-8", "surrogatepass")
+        self._sources[absolute] = SourceFile(filename, text, "utf-8", raw)
+        return absolute
+
+    def _ensure_state(self) -> None:
+        if not hasattr(self, "_sources"):
+            self._sources: Dict[str, SourceFile] = {}
+            self._seen: Dict[str, Tuple[int, int]] = {}
+            """Length and hash of the bytes first read, for files whose text is not kept."""
+            self._shown: Dict[str, str] = {}
+
+    def fix(self, paths: Iterable[str], overrides: Optional[Dict[str, str]] = None, targets: Optional[List[Target]] = None) -> Result:
         """Compute fixes to a fixed point; the caller decides whether to write them."""
         import libcst as cst
 
         from seedlint.fixes import apply_fixes
 
-        targets = list(discover(paths, self.settings))
-        overrides: Dict[str, str] = {}
+        targets = targets if targets is not None else list(discover(paths, self.settings))
+        overrides = dict(overrides or {})
         applied: Dict[str, int] = {}
+        applied_codes: Dict[str, Dict[str, int]] = {}
         result = self._analyse(targets, overrides)
         broken = {e.path for e in result.errors}
         for _ in range(MAX_FIX_ROUNDS):
             by_file: Dict[str, list] = {}
+            codes_by_file: Dict[str, list] = {}
             for diagnostic in result.diagnostics:
                 fix = diagnostic.fix
                 if fix is None or not (fix.safe or self.settings.unsafe_fixes):
                     continue
                 by_file.setdefault(os.path.abspath(fix.path), []).append(fix)
+                codes_by_file.setdefault(os.path.abspath(fix.path), []).append((fix, diagnostic.code))
             changed = False
             for absolute, fixes in by_file.items():
                 shown = self._shown.get(absolute, absolute)
@@ -293,7 +322,11 @@ class Engine:
                     continue
                 if new != text:
                     overrides[absolute] = new
-                    applied[shown] = applied.get(shown, 0) + len({f.span for f in fixes})
+                    kind = sorted(f.kind for f in fixes)[0]
+                    done = {(f.span, code) for f, code in codes_by_file[absolute] if f.kind == kind}
+                    applied[shown] = applied.get(shown, 0) + len(done)
+                    for _, code in done:
+                        applied_codes.setdefault(shown, {})[code] = applied_codes.get(shown, {}).get(code, 0) + 1
                     changed = True
             if not changed:
                 break
@@ -309,6 +342,7 @@ class Engine:
             if text != original.text:
                 result.new_text[shown] = (original, text)
         result.fixed = {k: v for k, v in applied.items() if k in result.new_text}
+        result.fixed_codes = {k: v for k, v in applied_codes.items() if k in result.new_text}
         return result
 
     def check_source(self, path: str, text: str, tree: Optional[ast.AST] = None) -> Result:
@@ -348,12 +382,9 @@ class Engine:
 
     def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]]) -> Result:
         result = Result()
-        if not hasattr(self, "_sources"):
-            self._sources: Dict[str, SourceFile] = {}
-            self._seen: Dict[str, Tuple[int, int]] = {}
-            """Length and hash of the bytes first read, for files whose text is not kept."""
-            self._shown: Dict[str, str] = {}
-        index = self._last_index = ProjectIndex(self._lazy_loader(overrides), self.settings.project_root)
+        self._ensure_state()
+        failures: Dict[str, str] = {}
+        index = self._last_index = ProjectIndex(self._lazy_loader(overrides, failures), self.settings.project_root)
         roots: List[ModuleFacts] = []
         linted: Dict[str, str] = {}
         candidates = []
@@ -361,6 +392,10 @@ class Engine:
             source = self._load_source(target.absolute, overrides, target.shown)
             if isinstance(source, InputError):
                 result.errors.append(source)
+                continue
+            if not _is_python(target.absolute, source.raw):
+                kind = "a notebook; notebooks are not checked" if target.absolute.endswith(".ipynb") else "not a Python file"
+                result.errors.append(InputError(target.shown, kind))
                 continue
             result.files_checked += 1
             linted[target.absolute] = target.shown
@@ -395,7 +430,17 @@ class Engine:
                 severity = self.settings.severity_of(diagnostic.code, diagnostic.severity)
                 result.diagnostics.append(_reshown(diagnostic, linted[absolute], severity))
         result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
+        reported = {os.path.abspath(e.path) for e in result.errors}
+        for path, reason in sorted(failures.items()):
+            if path in reported or not self._in_project(path):
+                continue
+            shown = linted.get(path) or _shown_path(path)
+            result.errors.append(InputError(shown, f"{reason}; loaders that use it could not be checked"))
         return result
+
+    def _in_project(self, path: str) -> bool:
+        root = self.settings.project_root
+        return root is None or os.path.abspath(path).startswith(os.path.abspath(root) + os.sep)
 
     def _run_rule(self, rule: Rule, project: Project, linted: Dict[str, str], result: Result) -> List[Diagnostic]:
         """The rule's diagnostics. If it crashes, it runs again module by module, so the
@@ -429,16 +474,45 @@ class Engine:
         codes = facts.noqa[diagnostic.line]
         return codes is None or any(diagnostic.code.startswith(c) for c in codes)
 
-    def _lazy_loader(self, overrides: Dict[str, str]):
+    def _lazy_loader(self, overrides: Dict[str, str], failures: Dict[str, str]):
+        """Loads a project module the analysis needs; one that cannot be read or parsed is
+        noted in ``failures`` (absolute path -> reason), so the run can say what it could
+        not check."""
+
         def load(path: str, name: str, is_package: bool) -> Optional[ModuleFacts]:
             shown = self._shown.get(path, path)
             source = self._load_source(path, overrides, shown)
-            if isinstance(source, InputError) or too_large_to_parse(source) is not None:
+            if isinstance(source, InputError):
+                failures[path] = source.reason
+                return None
+            too_large = too_large_to_parse(source)
+            if too_large is not None:
+                failures[path] = too_large.reason
                 return None
             facts = self.store.facts(path, source.text, name, is_package)
-            return facts if isinstance(facts, ModuleFacts) else None
+            if isinstance(facts, InputError):
+                failures[path] = facts.reason
+                return None
+            return facts
 
         return load
+
+
+PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
+
+
+def _is_python(path: str, raw: bytes) -> bool:
+    """A ``.py`` file, or a script whose first line runs Python."""
+    if path.endswith(PYTHON_SUFFIXES):
+        return True
+    first = raw.split(b"\n", 1)[0]
+    return first.startswith(b"#!") and b"python" in first
+
+
+def _shown_path(path: str) -> str:
+    """A path as the user would type it from here."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(".." + os.sep) else relative
 
 
 def _stat(path: str) -> Optional[Tuple[int, int]]:

@@ -1,14 +1,19 @@
-"""A JSON array of diagnostics (1-based lines and columns)."""
+"""The JSON report: a versioned object with the diagnostics (1-based lines and columns),
+the inputs that could not be checked, and what was checked. The schema is documented in
+docs/json-output.md; ``version`` changes when a field changes meaning or goes away."""
 
 from __future__ import annotations
 
 import json
-from typing import List
+from typing import List, Optional
 
+from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
 
+SCHEMA_VERSION = 1
 
-def as_dict(d: Diagnostic, fixable: bool) -> dict:
+
+def as_dict(d: Diagnostic, fixable: bool, fix: Optional[dict] = None) -> dict:
     return {
         "path": d.path,
         "line": d.line,
@@ -20,8 +25,19 @@ def as_dict(d: Diagnostic, fixable: bool) -> dict:
         "message": d.message,
         "severity": d.severity,
         "fixable": fixable,
+        "fix": fix,
     }
 
 
-def render(diagnostics: List[Diagnostic], is_fixable=lambda d: d.fix is not None, **_) -> str:
-    return json.dumps([as_dict(d, is_fixable(d)) for d in diagnostics], indent=2) + "\n"
+def render(diagnostics: List[Diagnostic], is_fixable=lambda d: d.fix is not None, outcome=None,
+           fix_edits=lambda d: None, **_) -> str:
+    """``fix_edits(d)`` gives the edits d's fix alone makes (see ``api.fix_edits``), or None."""
+    items = [as_dict(d, is_fixable(d), fix_edits(d)) for d in diagnostics]
+    document = {
+        "version": SCHEMA_VERSION,
+        "seedlint": __version__,
+        "diagnostics": items,
+        "errors": [{"path": e.path, "message": e.reason} for e in (outcome.errors if outcome is not None else [])],
+        "files_checked": outcome.files_checked if outcome is not None else None,
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -32,15 +32,16 @@ def _first_paragraph(documentation: str, fallback: str) -> str:
     return " ".join(paragraph.split()) or fallback
 
 
-def _rule(rule) -> dict:
+def _rule(rule, settings=None) -> dict:
     documentation = rule.documentation()
+    level = settings.severity_of(rule.code, rule.severity) if settings is not None else rule.severity
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _first_paragraph(documentation, rule.summary)},
         "help": {"text": documentation, "markdown": documentation},
-        "defaultConfiguration": {"level": rule.severity},
+        "defaultConfiguration": {"level": level},
         "properties": {"fix": rule.fix_safety or "none", "tags": ["pytorch", "data-loading"]},
     }
 
@@ -79,7 +80,7 @@ def _fix(d: Diagnostic, fixed_text: Callable[[Diagnostic], Optional[tuple]]) -> 
     }
 
 
-def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, **_) -> str:
+def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, settings=None, outcome=None, **_) -> str:
     """``fixed_text(d)`` gives (path, original text, text after d's fix alone), or None."""
     rule_list = list(rules)
     positions = {rule.code: i for i, rule in enumerate(rule_list)}
@@ -87,7 +88,7 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, *
         "name": "seedlint",
         "version": __version__,
         "semanticVersion": __version__,
-        "rules": [_rule(rule) for rule in rule_list],
+        "rules": [_rule(rule, settings) for rule in rule_list],
     }
     results = []
     for d in diagnostics:
@@ -115,6 +116,18 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, *
         if fix is not None:
             result["fixes"] = [fix]
         results.append(result)
-    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    errors = outcome.errors if outcome is not None else []
+    invocation = {
+        "executionSuccessful": not errors,
+        "toolExecutionNotifications": [
+            {
+                "level": "error",
+                "message": {"text": error.reason},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(error.path)}}}],
+            }
+            for error in errors
+        ],
+    }
+    run = {"tool": {"driver": driver}, "invocations": [invocation], "columnKind": "unicodeCodePoints", "results": results}
     document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(document, indent=2) + "\n"
