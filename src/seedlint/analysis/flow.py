@@ -35,6 +35,7 @@ from seedlint.analysis.objects import (
     UNKNOWN,
     UNKNOWN_SET,
     ArgsObj,
+    COMMAND_LINE,
     ClassObj,
     Constant,
     DictObj,
@@ -876,9 +877,13 @@ class ValueFlow:
         return UNKNOWN_SET
 
     def _argparse_default(self, parser: ExternalInstance, dest: str) -> Values:
-        """The default of the option stored in ``dest``: the value the program runs with
-        unless its command line says otherwise."""
-        found: List[Values] = []
+        """The values the option stored in ``dest`` may hold: its default, or whatever the
+        command line may give it (the constants of ``choices``, ``True`` for a
+        ``store_true`` flag, anything for a free value). A ``set_defaults`` key that no
+        option writes is exactly its value."""
+        defaults: List[Values] = []
+        overridden: Optional[Values] = None
+        command_line: List[Values] = []
         for module, function, call in self._parser_calls().get(dest, ()):
             method = call.func.dotted.rsplit(".", 1)[-1]
             frame = self.function_frame(module, function)
@@ -887,17 +892,41 @@ class ValueFlow:
             if not any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
                 continue
             if method == "set_defaults":
-                return self.eval(call.kwarg(dest), frame)
-            if call.kwarg("required") is not None and self.truth(call.kwarg("required"), frame):
-                return UNKNOWN_SET
+                if overridden is None:
+                    overridden = self.eval(call.kwarg(dest), frame)
+                continue
+            command_line.append(self._command_line_values(call, frame))
+            if call.kwarg("required") is not None and self.truth(call.kwarg("required"), frame) is not False:
+                continue
             default = call.kwarg("default")
             if default is not None:
-                found.append(self.eval(default, frame))
+                defaults.append(self.eval(default, frame))
             else:
                 action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None
                 implied = {"store_true": False, "store_false": True}.get(action.value if action else None)
-                found.append(frozenset({Constant(implied)}))
-        return union(found) if found else UNKNOWN_SET
+                defaults.append(frozenset({Constant(implied)}))
+        if overridden is not None:
+            defaults = [overridden]
+        if not defaults and not command_line:
+            return UNKNOWN_SET
+        return union(defaults + command_line)
+
+    def _command_line_values(self, call: Call, frame: Frame) -> Values:
+        """What a command line may store through one ``add_argument``."""
+        action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None
+        kind = action.value if action is not None else None
+        if kind == "store_true":
+            return frozenset({Constant(True)})
+        if kind == "store_false":
+            return frozenset({Constant(False)})
+        if kind == "store_const" and call.kwarg("const") is not None:
+            return self.eval(call.kwarg("const"), frame)
+        choices = call.kwarg("choices")
+        if choices is not None and kind in (None, "store") and call.kwarg("nargs") is None:
+            values = self.elements(self.eval(choices, frame))
+            if values and all(isinstance(v, Constant) for v in values):
+                return values
+        return frozenset({COMMAND_LINE})
 
     def _parser_calls(self) -> Dict[str, List[Tuple[ModuleFacts, Function, Call]]]:
         """``add_argument``/``set_defaults`` calls of the analysed modules, by the option they

@@ -24,6 +24,7 @@ from seedlint.analysis.objects import (
     DictObj,
     ExternalInstance,
     Frame,
+    FromCommandLine,
     Instance,
     MethodOf,
     Obj,
@@ -256,18 +257,19 @@ class Lightning:
     # ------------------------------------------------------------------ devices
     def several_processes(self, runner: Runner) -> bool:
         """The Trainer certainly starts several processes (devices > 1, -1 or "auto",
-        num_nodes > 1, or a ddp/fsdp/deepspeed strategy)."""
+        num_nodes > 1, or a ddp/fsdp/deepspeed strategy) when the program runs with its
+        defaults (a command-line option at its default value)."""
         if runner.call is None:
             return False
         call, frame = runner.call, runner.frame
         for keyword in ("devices", "gpus"):
-            values = self.flow.keyword_values(call, frame, keyword)
+            values = _by_default(self.flow.keyword_values(call, frame, keyword))
             if values and all(_many_devices(v) for v in values):
                 return True
-        nodes = self.flow.keyword_values(call, frame, "num_nodes")
+        nodes = _by_default(self.flow.keyword_values(call, frame, "num_nodes"))
         if nodes and all(isinstance(v, Constant) and isinstance(v.value, int) and v.value > 1 for v in nodes):
             return True
-        strategy = self.flow.keyword_values(call, frame, "strategy")
+        strategy = _by_default(self.flow.keyword_values(call, frame, "strategy"))
         if not strategy:
             return False
         for value in strategy:
@@ -358,6 +360,14 @@ def _spelled_in(call: Call, names) -> bool:
 
 def _within(outer: Span, inner: Span) -> bool:
     return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+def _by_default(values: Optional[Values]) -> Optional[Values]:
+    """The values a keyword has when every command-line option stays at its default."""
+    if not values:
+        return values
+    kept = frozenset(v for v in values if not isinstance(v, FromCommandLine))
+    return kept or values
 
 
 def _many_devices(value: Obj) -> bool:

@@ -19,6 +19,7 @@ from seedlint.analysis.flow import union
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import (
     UNKNOWN,
+    may_be_unknown,
     ClassObj,
     Constant,
     DictObj,
@@ -80,7 +81,7 @@ class Argument:
 
     @property
     def unknown(self) -> bool:
-        return UNKNOWN in self.values
+        return may_be_unknown(self.values)
 
     def constants(self) -> List[object]:
         return [v.value for v in self.values if isinstance(v, Constant)]

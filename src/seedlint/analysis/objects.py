@@ -59,6 +59,19 @@ class Unknown(Obj):
 
 
 UNKNOWN = Unknown()
+
+
+class FromCommandLine(Unknown):
+    """Whatever a command-line option may be given: unknown, but not what the program runs
+    with when its command line leaves the option at its default."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.key = ("unknown", "command line")
+
+
+COMMAND_LINE = FromCommandLine()
 Values = FrozenSet[Obj]
 NOTHING: Values = frozenset()
 UNKNOWN_SET: Values = frozenset({UNKNOWN})
@@ -324,7 +337,7 @@ class SuperObj(Obj):
 
 
 def may_be_unknown(values: Values) -> bool:
-    return UNKNOWN in values
+    return any(isinstance(v, Unknown) for v in values)
 
 
 def known(values: Values) -> List[Obj]:
