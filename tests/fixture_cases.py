@@ -84,7 +84,8 @@ def diagnostics_lines(result, project: Path) -> List[str]:
     lines = []
     for d in result.diagnostics:
         relative = os.path.relpath(os.path.abspath(d.path), project).replace(os.sep, "/")
-        lines.append(f"{relative}:{d.line}:{d.column} {d.code}")
+        severity = " warning" if d.severity == "warning" else ""
+        lines.append(f"{relative}:{d.line}:{d.column} {d.code}{severity}")
     return lines
 
 

@@ -30,6 +30,27 @@ RNG_OBJECT_CONSTRUCTORS = {
 }
 """Calls that build an RNG object with its own state, by the kind of object they build."""
 
+_NUMPY_DISTRIBUTIONS = (
+    "beta binomial bytes chisquare choice dirichlet exponential f gamma geometric gumbel hypergeometric laplace "
+    "logistic lognormal logseries multinomial multivariate_normal negative_binomial noncentral_chisquare "
+    "noncentral_f normal pareto permutation poisson power rayleigh shuffle standard_cauchy standard_exponential "
+    "standard_gamma standard_normal standard_t triangular uniform vonmises wald weibull zipf"
+).split()
+RNG_OBJECT_DRAW_METHODS = {
+    "numpy-generator": frozenset(_NUMPY_DISTRIBUTIONS + "integers random permuted multivariate_hypergeometric spawn".split()),
+    "numpy-randomstate": frozenset(
+        _NUMPY_DISTRIBUTIONS + "rand randn randint random random_integers random_sample ranf sample tomaxint".split()
+    ),
+    "stdlib-random": frozenset(
+        "random uniform randint randrange choice choices sample shuffle gauss normalvariate lognormvariate "
+        "expovariate vonmisesvariate gammavariate betavariate paretovariate weibullvariate triangular getrandbits "
+        "randbytes binomialvariate".split()
+    ),
+    "torch-generator": frozenset(),
+}
+"""Methods that draw from an RNG object, by kind (a ``torch.Generator`` is drawn from by the
+calls it is passed to, never by its own methods)."""
+
 RNG_OBJECT_RESEEDING_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "__setstate__"})
 """Methods that replace an RNG object's state in place."""
 

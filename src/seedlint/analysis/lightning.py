@@ -58,6 +58,7 @@ TYPE_ERROR_SINCE = "2.1"
 MULTI_PROCESS_STRATEGIES = ("ddp", "fsdp", "deepspeed")
 STRATEGY_CLASSES = ("DDPStrategy", "FSDPStrategy", "DeepSpeedStrategy", "DDPSpawnStrategy")
 MAX_INSTANCES = 8
+SEVERAL, ONE, ON_HOST = "several", "one", "on host"
 
 
 @dataclass(frozen=True, eq=False)
@@ -283,6 +284,29 @@ class Lightning:
                 return False
         return True
 
+    def processes(self, runner: Runner) -> str:
+        """How many processes the runner starts when the program runs with its defaults:
+        SEVERAL, ONE, or ON_HOST (``devices="auto"``, Lightning's default since 2.0, uses
+        every GPU of the machine). A module no visible Trainer runs is judged by the
+        project's Trainers when they all agree."""
+        if runner.kind == "unseen":
+            counts = {self.processes(t) for t in self.trainers}
+            return counts.pop() if len(counts) == 1 else ON_HOST
+        if runner.call is None or runner.kind != "trainer":
+            return ON_HOST
+        if self.several_processes(runner):
+            return SEVERAL
+        call, frame = runner.call, runner.frame
+        devices = [self.flow.keyword_values(call, frame, k) for k in ("devices", "gpus")]
+        given = [_by_default(v) for v in devices if v is not None]
+        if any(v and all(_one_device(d) for d in v) for v in given):
+            return ONE
+        accelerator = _by_default(self.flow.keyword_values(call, frame, "accelerator"))
+        on_cpu = bool(accelerator) and all(isinstance(v, Constant) and v.value == "cpu" for v in accelerator)
+        if not given and (on_cpu or not self.project.settings.lightning_version.may_be_at_least(RENAMED_IN)):
+            return ONE
+        return ON_HOST
+
     # ------------------------------------------------------------------ the renamed flag
     @cached_property
     def flag_spellings(self) -> List[FlagSpelling]:
@@ -368,6 +392,20 @@ def _by_default(values: Optional[Values]) -> Optional[Values]:
         return values
     kept = frozenset(v for v in values if not isinstance(v, FromCommandLine))
     return kept or values
+
+
+def _one_device(value: Obj) -> bool:
+    """``devices=1``, ``devices=[3]``, ``devices="0,"``: a single device, a single process."""
+    if isinstance(value, SeqObj):
+        return len(value.entries) == 1
+    if not isinstance(value, Constant) or isinstance(value.value, bool):
+        return False
+    if isinstance(value.value, int):
+        return value.value == 1
+    if isinstance(value.value, str):
+        text = value.value.strip()
+        return text == "1" or ("," in text and len([p for p in text.split(",") if p.strip()]) == 1)
+    return False
 
 
 def _many_devices(value: Obj) -> bool:

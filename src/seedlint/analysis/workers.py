@@ -26,7 +26,14 @@ from seedlint.analysis.objects import (
     Obj,
 )
 from seedlint.facts.model import EXCEPT, Call, Const, Name
-from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS, RNG_OBJECT_RESEEDING_METHODS, TORCH, global_stream
+from seedlint.rng import (
+    RNG_OBJECT,
+    RNG_OBJECT_CONSTRUCTORS,
+    RNG_OBJECT_DRAW_METHODS,
+    RNG_OBJECT_RESEEDING_METHODS,
+    TORCH,
+    global_stream,
+)
 
 ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 CALLABLE_METHODS = ("__call__", "forward")
@@ -182,7 +189,7 @@ class WorkerCode:
             elif isinstance(callee, MethodOf) and is_rng_object(callee.receiver):
                 if callee.name in RNG_OBJECT_RESEEDING_METHODS:
                     reseeded.add(callee.receiver.key)
-                else:
+                elif callee.name in RNG_OBJECT_DRAW_METHODS[RNG_OBJECT_CONSTRUCTORS[callee.receiver.qualified]]:
                     found.append(Draw(current, call, RNG_OBJECT, callee.receiver))
         if any(isinstance(c, (External, ExternalInstance, MethodOf)) for c in callees):
             frame = current.frame

@@ -14,11 +14,11 @@ Only loaders a Trainer or Fabric with sampler injection on runs are judged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
-from seedlint.analysis.lightning import RENAMED_IN, TYPE_ERROR_SINCE
+from seedlint.analysis.lightning import ON_HOST, RENAMED_IN, SEVERAL, TYPE_ERROR_SINCE
 from seedlint.analysis.objects import Instance
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
@@ -46,6 +46,7 @@ class Verdict:
     message: str
     anchor: Span
     module: ModuleFacts
+    severity: str = "error"
 
 
 class BatchSamplerVerdictRule(Rule):
@@ -57,7 +58,7 @@ class BatchSamplerVerdictRule(Rule):
     def check(self, project) -> Iterable[Diagnostic]:
         for verdict in batch_sampler_verdicts(project):
             if verdict.code == self.code:
-                yield self.report(verdict.module, verdict.anchor, verdict.message)
+                yield self.report(verdict.module, verdict.anchor, verdict.message, severity=verdict.severity)
 
 
 def batch_sampler_verdicts(project) -> List[Verdict]:
@@ -74,18 +75,49 @@ def _verdicts(project) -> List[Verdict]:
     for obj, runners in lightning.reached_objects():
         if not any(r.injects for r in runners):
             continue
+        severity = distributed_severity(project, runners)
         for value in project.loaders.argument(obj.loader, "batch_sampler", obj.frame).values:
             if not isinstance(value, Instance):
                 continue
             verdict = _judge(project, value)
             if verdict is None:
                 continue
+            if verdict.code != "SDL107":
+                if severity is None:
+                    continue
+                verdict = replace(verdict, severity=severity, message=verdict.message + host_note(severity))
             key = value.cls.key
             if key not in by_class:
                 by_class[key] = []
                 order.append(key)
             by_class[key].append(verdict)
-    return [min(by_class[key], key=lambda v: PRECEDENCE.index(v.code)) for key in order]
+    chosen = []
+    for key in order:
+        verdict = min(by_class[key], key=lambda v: PRECEDENCE.index(v.code))
+        errors = [v for v in by_class[key] if v.code == verdict.code and v.severity == "error"]
+        if errors:
+            verdict = errors[0]
+        chosen.append(verdict)
+    return chosen
+
+
+def host_note(severity: str) -> str:
+    """What a warning's message adds: when the multi-process run happens."""
+    if severity != "warning":
+        return ""
+    return " (on a machine with several GPUs: the Trainer that runs this loader does not fix its number of devices)"
+
+
+def distributed_severity(project, runners) -> Optional[str]:
+    """"error" when a runner that injects samplers certainly starts several processes,
+    "warning" when that depends on the machine (``devices="auto"``), None when every such
+    runner runs one process."""
+    counts = {project.lightning.processes(r) for r in runners if r.injects}
+    if SEVERAL in counts:
+        return "error"
+    if ON_HOST in counts:
+        return "warning"
+    return None
 
 
 def built_in_hook(instance: Instance) -> bool:

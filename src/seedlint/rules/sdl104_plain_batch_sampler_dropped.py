@@ -9,7 +9,7 @@ from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call
 from seedlint.rules.base import Project, Rule
-from seedlint.rules.batch_samplers import BATCH_SAMPLER, LIGHTNING_TRIGGERS
+from seedlint.rules.batch_samplers import BATCH_SAMPLER, LIGHTNING_TRIGGERS, distributed_severity, host_note
 
 FIX_KIND = "split-plain-batch-sampler"
 LOADER_BATCHING = ("batch_size", "shuffle", "sampler", "drop_last")
@@ -61,7 +61,8 @@ class PlainBatchSamplerDropped(Rule):
             return
         reported = set()
         for obj, runners in lightning.reached_objects():
-            if not any(r.injects for r in runners):
+            severity = distributed_severity(project, runners)
+            if severity is None:
                 continue
             loader = obj.loader
             for value in project.loaders.argument(loader, "batch_sampler", obj.frame).values:
@@ -77,11 +78,11 @@ class PlainBatchSamplerDropped(Rule):
                     "a plain `BatchSampler` passed as `batch_sampler=` is dropped by Lightning under DDP: the "
                     "DataLoader is re-created with a `DistributedSampler` and batch size 1 (or unbatched), and "
                     "its sampler is replaced -- pass `sampler=`, `batch_size=`, `drop_last=` to the DataLoader instead"
-                )
+                ) + host_note(severity)
                 fix = None
                 if keyword is not None and loader.call.kwarg("batch_sampler") is value.site.call and self._fixable(loader.call, value.site.call):
                     fix = Fix(FIX_KIND, loader.module.path, keyword)
-                yield self.report(loader.module, anchor, message, fix)
+                yield self.report(loader.module, anchor, message, fix, severity)
 
     @staticmethod
     def _fixable(loader: Call, sampler_call: Call) -> bool:
