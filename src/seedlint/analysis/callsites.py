@@ -104,6 +104,7 @@ class CallSites:
                     if site.key not in seen:
                         seen.add(site.key)
                         sites.append(site)
+        sites.sort(key=lambda s: (s.frame.module.path, s.call.span.line, s.call.span.col, s.offset))
         return sites, complete
 
     def _spellings(self, target: FunctionRef) -> Tuple[Set[str], bool]:
@@ -198,7 +199,7 @@ class CallSites:
             for function, call in module.all_calls():
                 table.setdefault(spelled(call.func), []).append((function, call))
         found: List[Tuple[Function, Call]] = []
-        for name in names:
+        for name in sorted(names):
             found.extend(table.get(name, ()))
         return found
 

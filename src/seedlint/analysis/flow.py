@@ -29,13 +29,13 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 from seedlint.analysis import library
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ModuleRef, ProjectIndex, VariableRef
 from seedlint.analysis.objects import (
+    COMMAND_LINE,
     MAX_CONTEXT,
     NONE,
     NOTHING,
     UNKNOWN,
     UNKNOWN_SET,
     ArgsObj,
-    COMMAND_LINE,
     ClassObj,
     Constant,
     DictObj,
@@ -52,6 +52,7 @@ from seedlint.analysis.objects import (
     Site,
     SuperObj,
     Values,
+    ordered,
     reset_keys,
 )
 from seedlint.facts.model import (
@@ -1181,6 +1182,46 @@ class ValueFlow:
                 return False
         return True
 
+    def narrowed(self, values: Values, expression: Optional[Value], guards: Sequence[Guard], frame: Frame) -> Values:
+        """``values`` of ``expression`` less those an ``isinstance(expression, T)`` guard
+        around its use rules out (``if isinstance(dataset, IterableDataset): ...``)."""
+        if not isinstance(expression, Name):
+            return values
+        for test, expected in guards:
+            if not (isinstance(test, Call) and isinstance(test.func, Name) and test.func.dotted == "isinstance"
+                    and len(test.args) == 2 and isinstance(test.args[0], Name) and test.args[0].dotted == expression.dotted):
+                continue
+            kinds = self.eval(test.args[1], frame)
+            tuples = frozenset(k for k in kinds if isinstance(k, SeqObj))
+            kinds = (self.elements(tuples) if tuples else NOTHING) | (kinds - tuples)
+            values = frozenset(v for v in values if self._is_instance(v, kinds) in (expected, None))
+        return values
+
+    def _is_instance(self, value: Obj, kinds: Values) -> Optional[bool]:
+        """Whether ``isinstance(value, kinds)`` holds: None when it cannot be told."""
+        if not kinds or any(not isinstance(k, (External, ClassObj)) for k in kinds):
+            return None
+        if isinstance(value, Instance):
+            chain = self.index.mro(value.cls)
+            external = self.index.external_bases(value.cls)
+            for kind in kinds:
+                if isinstance(kind, ClassObj) and any(item.key == kind.cls.key for item in chain):
+                    return True
+                if isinstance(kind, External) and any(_same_library_class(base, kind.qualified) for base in external):
+                    return True
+            resolved = all(len(list(self.index.bases(item))) == len(item.cls.bases) for item in chain)
+            return False if resolved else None
+        if isinstance(value, ExternalInstance):
+            if any(isinstance(k, External) and _same_library_class(value.qualified, k.qualified) for k in kinds):
+                return True
+            return None
+        if isinstance(value, Constant) and value.value is not None:
+            builtin = type(value.value).__name__
+            names = {k.qualified.rsplit(".", 1)[-1] for k in kinds if isinstance(k, External) and k.qualified.startswith("builtins.")}
+            if names:
+                return builtin in names or (builtin == "bool" and "int" in names)
+        return None
+
     # ------------------------------------------------------------------ questions rules ask
     def callee_names(self, call: Call, frame: Frame) -> Set[str]:
         """Qualified names of the library callables a call may invoke."""
@@ -1208,7 +1249,7 @@ class ValueFlow:
         ``__init__`` of a class it constructs, ``__call__`` of an object it calls."""
         found: List[Tuple[Frame, FunctionObj]] = []
         site = Site(frame, call)
-        for obj in self.callee_objects(call, frame):
+        for obj in ordered(self.callee_objects(call, frame)):
             if isinstance(obj, FunctionObj):
                 found.append((self.callee_frame(obj, site), obj))
             elif isinstance(obj, ClassObj):
@@ -1352,6 +1393,16 @@ def _exported(module: ModuleFacts, name: str) -> bool:
 
 def _specific(frame: Frame) -> bool:
     return frame.site is not None or (isinstance(frame.receiver, Instance) and frame.receiver.site is not None)
+
+
+def _same_library_class(a: str, b: str) -> bool:
+    """The same library class under two import paths (``torch.utils.data.IterableDataset``
+    and ``torch.utils.data.dataset.IterableDataset``)."""
+    if a == b:
+        return True
+    head_a, _, last_a = a.rpartition(".")
+    head_b, _, last_b = b.rpartition(".")
+    return last_a == last_b and (head_a.startswith(head_b + ".") or head_b.startswith(head_a + "."))
 
 
 def _simple(value: Value) -> bool:

@@ -19,7 +19,6 @@ from seedlint.analysis.flow import union
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import (
     UNKNOWN,
-    may_be_unknown,
     ClassObj,
     Constant,
     DictObj,
@@ -32,6 +31,8 @@ from seedlint.analysis.objects import (
     Obj,
     Site,
     Values,
+    may_be_unknown,
+    ordered,
 )
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Const, Function, ModuleFacts, Name, Value
 
@@ -151,12 +152,15 @@ class Loaders:
         if not self._spelled_like_a_loader(call.func, function):
             return None
         frame = self.flow.function_frame(module, function)
+        kinds = set()
         for obj in self.flow.callee_objects(call, frame):
             if isinstance(obj, External) and obj.qualified in self.classes:
-                return obj.qualified in TORCH_LOADERS
-            if isinstance(obj, ClassObj) and self.is_loader_class(obj.cls):
-                return self.index.method(obj.cls, "__init__") is None
-        return None
+                kinds.add(obj.qualified in TORCH_LOADERS)
+            elif isinstance(obj, ClassObj) and self.is_loader_class(obj.cls):
+                kinds.add(self.index.method(obj.cls, "__init__") is None)
+        if not kinds:
+            return None
+        return all(kinds)
 
     def _spelled_like_a_loader(self, func: Value, function: Function) -> bool:
         """The cheap screen: the callee is spelled (or imported) as a loader, or is a local
@@ -221,7 +225,7 @@ class Loaders:
                 call, inner, positional = through
                 return Argument(self._call_argument(call, inner, name, positional), None)
         if explicit is not None:
-            return Argument(self.flow.eval(explicit, frame), explicit)
+            return Argument(self.flow.narrowed(self.flow.eval(explicit, frame), explicit, loader.call.guards, frame), explicit)
         return Argument(self._call_argument(loader.call, frame, name, loader.positional, written=False), None)
 
     def _call_argument(self, call: Call, frame: Frame, name: str, positional: bool, written: bool = True) -> Values:
@@ -300,10 +304,10 @@ class Loaders:
         """The dataset objects the loader may load: objects of project classes, and objects
         of library classes (``ImageFolder(root, transform=...)``), whose worker code is the
         project callables they hold."""
-        return [v for v in self.argument(loader, "dataset", frame).values if isinstance(v, (Instance, ExternalInstance))]
+        return [v for v in ordered(self.argument(loader, "dataset", frame).values) if isinstance(v, (Instance, ExternalInstance))]
 
     def project_datasets(self, loader: LoaderCall, frame: Frame) -> List[Instance]:
-        return [v for v in self.argument(loader, "dataset", frame).values if isinstance(v, Instance)]
+        return [v for v in ordered(self.argument(loader, "dataset", frame).values) if isinstance(v, Instance)]
 
     def worker_init(self, loader: LoaderCall, frame: Frame) -> Argument:
         return self.argument(loader, "worker_init_fn", frame)

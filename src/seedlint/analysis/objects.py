@@ -342,3 +342,48 @@ def may_be_unknown(values: Values) -> bool:
 
 def known(values: Values) -> List[Obj]:
     return [v for v in values if v is not UNKNOWN]
+
+
+def order_key(obj: Optional[Obj], depth: int = 0) -> tuple:
+    """A sort key that does not depend on hashing or on the order objects were made in:
+    the same program gives the same order under any ``PYTHONHASHSEED``."""
+    if obj is None or depth > 4:
+        return ()
+    kind = type(obj).__name__
+    if isinstance(obj, Constant):
+        return (kind, type(obj.value).__name__, repr(obj.value))
+    if isinstance(obj, ClassObj):
+        return (kind, obj.cls.key, obj.chosen or "")
+    if isinstance(obj, Instance):
+        return (kind, obj.cls.key, _site_key(obj.site, depth), obj.chosen or "")
+    if isinstance(obj, FunctionObj):
+        return (kind, obj.function.key, order_key(obj.receiver, depth + 1), _site_key(obj.partial, depth))
+    if isinstance(obj, External):
+        return (kind, obj.qualified)
+    if isinstance(obj, ExternalInstance):
+        return (kind, obj.qualified, _site_key(obj.site, depth))
+    if isinstance(obj, ModuleObj):
+        return (kind, obj.module.path)
+    if isinstance(obj, MethodOf):
+        return (kind, obj.name, order_key(obj.receiver, depth + 1))
+    if isinstance(obj, (SeqObj, DictObj)):
+        return (kind, tuple(_span_key(e.value) for e in obj.entries))
+    return (kind,)
+
+
+def _site_key(site: Optional[Site], depth: int) -> tuple:
+    if site is None:
+        return ()
+    span = getattr(site.call, "span", None)
+    where = (span.line, span.col) if span is not None else ()
+    return (site.frame.function.key, where, site.offset, _site_key(site.frame.site, depth + 1) if depth < 4 else ())
+
+
+def _span_key(value) -> tuple:
+    span = getattr(value, "span", None)
+    return (span.line, span.col) if span is not None else ()
+
+
+def ordered(values: Iterable[Obj]) -> List[Obj]:
+    """``values`` in a stable order (see ``order_key``)."""
+    return sorted(values, key=order_key)

@@ -24,6 +24,7 @@ from seedlint.analysis.objects import (
     Instance,
     MethodOf,
     Obj,
+    ordered,
 )
 from seedlint.facts.model import EXCEPT, Call, Const, Name
 from seedlint.rng import (
@@ -128,7 +129,7 @@ class WorkerCode:
                 if method is not None:
                     add(self.flow.method_frame(method, instance), None)
         elif isinstance(instance, ExternalInstance):
-            for held in self.flow.held_callables(instance.site.call, instance.site.frame):
+            for held in ordered(self.flow.held_callables(instance.site.call, instance.site.frame)):
                 for held_frame in self._frames_of(held):
                     add(held_frame, None)
         draws: List[Draw] = []
@@ -142,7 +143,7 @@ class WorkerCode:
             for call in function.calls:
                 if not self.flow.guards_may_hold(call.guards, frame):
                     continue
-                callees = self.flow.callee_objects(call, frame)
+                callees = ordered(self.flow.callee_objects(call, frame))
                 for callee_frame, _ in self.flow.callee_frames(call, frame):
                     add(callee_frame, current, call)
                 for held in self._held(call, frame, callees):
@@ -161,7 +162,7 @@ class WorkerCode:
                 found |= self.flow.held_callables(callee.site.call, callee.site.frame)
             elif isinstance(callee, External) and callee.qualified in HIGHER_ORDER:
                 found |= self.flow.held_callables(call, frame)
-        return list(found)
+        return ordered(found)
 
     def _frames_of(self, obj: Obj) -> List[Frame]:
         if isinstance(obj, FunctionObj):
@@ -194,7 +195,7 @@ class WorkerCode:
         if any(isinstance(c, (External, ExternalInstance, MethodOf)) for c in callees):
             frame = current.frame
             for value in _rng_arguments(call):
-                for obj in self.flow.eval(value, frame):
+                for obj in ordered(self.flow.eval(value, frame)):
                     if is_rng_object(obj):
                         found.append(Draw(current, call, RNG_OBJECT, obj))
         return found

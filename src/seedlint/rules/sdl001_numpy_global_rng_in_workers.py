@@ -116,29 +116,34 @@ class NumpyGlobalRngInWorkers(Rule):
 
     @staticmethod
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
-        """The draw most sure to run: fewest ``if``s on the way, then nearest the entry."""
+        """The draw most sure to run: fewest ``if``s on the way, then fewest calls, then
+        the first in the source."""
         found = []
         for instance in instances:
             run = project.workers.of(instance)
             if _seeds_numpy_itself(project, run):
                 continue
-            for order, draw in enumerate(run.sure_draws):
+            for draw in run.sure_draws:
                 if draw.stream == NUMPY:
-                    found.append((_guards_on_the_way(draw), order, instance, draw))
+                    guards, hops = _on_the_way(draw)
+                    span = draw.call.span
+                    found.append(((guards, hops, draw.reached.function.module.path, span.line, span.col), instance, draw))
         if not found:
             return None
-        _, _, instance, draw = min(found, key=lambda item: (item[0], item[1]))
+        _, instance, draw = min(found, key=lambda item: item[0])
         return instance, draw
 
 
-def _guards_on_the_way(draw: Draw) -> int:
+def _on_the_way(draw: Draw) -> Tuple[int, int]:
     """The ``if``s between the worker's entry and the draw, and the calls on the way."""
-    count = len(draw.call.guards)
+    guards = len(draw.call.guards)
+    hops = 0
     reached = draw.reached
     while reached.via is not None:
-        count += 1 + (len(reached.call.guards) if reached.call is not None else 0)
+        hops += 1
+        guards += len(reached.call.guards) if reached.call is not None else 0
         reached = reached.via
-    return count
+    return guards, hops
 
 
 def _never_seeds_numpy(project: Project, init) -> bool:
