@@ -3,10 +3,11 @@
 A file that passed the byte-level test (it contains ``DataLoader``, ``Trainer``...) is
 read with the standard library's ``ast``, which costs a small fraction of a libcst parse.
 It is kept when a trigger is part of a name the code calls, passes as a keyword, derives a
-class from or iterates over (``for batch in train_loader``), or, for an upper-case trigger
-such as an environment variable, appears in a string. Files that only import a name, use
-it in annotations or mention it in comments and docstrings are not parsed with libcst,
-unless another module's analysis needs them.
+class from, iterates over (``for batch in train_loader``) or reads as a value
+(``loader = DataLoader if weighted else InfiniteDataLoader``), or, for an upper-case
+trigger such as an environment variable, appears in a string. Files that only import a
+name, use it in annotations or ``isinstance`` tests, or mention it in comments and
+docstrings are not parsed with libcst, unless another module's analysis needs them.
 """
 
 from __future__ import annotations
@@ -31,11 +32,43 @@ def _names_in(node: ast.AST) -> Iterator[str]:
             yield name
 
 
+def _type_tests_and_annotations(tree: ast.AST) -> Set[int]:
+    """ids of the expressions that only name a type: annotations and the second argument
+    of ``isinstance``/``issubclass``."""
+    skipped: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            skipped.add(id(node.annotation))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            skipped.add(id(node.returns))
+        elif isinstance(node, ast.AnnAssign):
+            skipped.add(id(node.annotation))
+        elif isinstance(node, ast.Call) and _last_name(node.func) in ("isinstance", "issubclass") and len(node.args) == 2:
+            skipped.add(id(node.args[1]))
+    return skipped
+
+
+def _values(tree: ast.AST) -> Iterator[str]:
+    """Names read as values anywhere (``loader = DataLoader if c else Infinite``,
+    ``build(DataLoader)``), outside annotations and type tests."""
+    skipped = _type_tests_and_annotations(tree)
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if id(node) in skipped:
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            name = _last_name(node)
+            if name is not None:
+                yield name
+        stack.extend(ast.iter_child_nodes(node))
+
+
 def used_names(tree: ast.AST) -> Set[str]:
-    """Names called, passed as keywords, used as bases or iterated over; import aliases
-    count under both spellings."""
+    """Names called, passed as keywords, used as bases, iterated over or read as values;
+    import aliases count under both spellings."""
     aliases = {}
-    used: Set[str] = set()
+    used: Set[str] = set(_values(tree))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:

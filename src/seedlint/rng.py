@@ -71,8 +71,15 @@ DataLoader workers get rank-aware seeds only with ``workers=True``."""
 LIBRARY_SEED_HELPERS = frozenset({
     "transformers.set_seed", "transformers.trainer_utils.set_seed",
     "accelerate.utils.set_seed", "accelerate.utils.random.set_seed",
+    "monai.utils.set_determinism", "monai.utils.misc.set_determinism",
 })
 """Library helpers that seed torch, NumPy and random together from one value."""
+LIBRARY_SEED_DEFAULTS = {
+    "monai.utils.set_determinism": 2**32 - 1,
+    "monai.utils.misc.set_determinism": 2**32 - 1,
+}
+"""The seed a helper uses when the call passes none (``set_determinism()`` seeds with
+``np.iinfo(np.uint32).max``); helpers not listed need a seed."""
 
 WORKER_SEED_SOURCES = frozenset({"torch.initial_seed", "torch.random.initial_seed"})
 """Calls that return, inside a DataLoader worker, torch's per-worker per-epoch seed (up to 2**63)."""

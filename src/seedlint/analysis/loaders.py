@@ -60,6 +60,9 @@ class LoaderCall:
     call: Call
     positional: bool
     """True when positions follow torch's own DataLoader signature."""
+    owner: Optional[ClassRef] = None
+    """For the base-class initialiser call inside a loader subclass that the project never
+    builds itself (a config file names it): the subclass, whose object ``self`` is."""
 
     def argument(self, name: str) -> Optional[Value]:
         """The expression written for a parameter in the call itself."""
@@ -144,6 +147,33 @@ class Loaders:
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
                     found.append(LoaderCall(module, function, call, kind))
+        found.extend(self._initialisers_of_unbuilt_subclasses())
+        return found
+
+    def _initialisers_of_unbuilt_subclasses(self) -> List[LoaderCall]:
+        """``DataLoader.__init__(self, ...)`` or ``super().__init__(...)`` in a loader
+        subclass the project never constructs (a YAML config or a registry string names it):
+        that call is the only place its arguments are written."""
+        found = []
+        for module in self.project.modules:
+            for cls in module.classes.values():
+                ref = ClassRef(module, cls)
+                init_name = cls.methods.get("__init__")
+                if init_name is None or not self.is_loader_class(ref):
+                    continue
+                instances, _ = self.flow.callsites.constructions(ref)
+                if instances:
+                    continue
+                init = module.functions[init_name]
+                frame = self.flow.method_frame(FunctionRef(module, init), Instance(ref, None))
+                for call in init.calls:
+                    if spelled(call.func) != "__init__":
+                        continue
+                    for target in self.flow.callee_objects(call, frame):
+                        if isinstance(target, External) and target.qualified.rsplit(".", 1)[0] in self.classes:
+                            positional = target.qualified.rsplit(".", 1)[0] in TORCH_LOADERS
+                            found.append(LoaderCall(module, init, _without_explicit_self(call), positional, ref))
+                            break
         return found
 
     def loader_kind(self, module: ModuleFacts, function: Function, call: Call) -> Optional[bool]:
@@ -191,6 +221,8 @@ class Loaders:
 
     def _find_contexts(self, loader: LoaderCall) -> List[Frame]:
         function = FunctionRef(loader.module, loader.function)
+        if loader.owner is not None:
+            return [self.flow.method_frame(function, Instance(loader.owner, None))]
         base = self.flow.function_frame(loader.module, loader.function)
         if loader.function.qualname == MODULE_CODE or loader.function.is_lambda:
             return [base]
@@ -282,10 +314,7 @@ class Loaders:
                     continue
                 for target in self.flow.callee_objects(call, init_frame):
                     if isinstance(target, External) and target.qualified.rsplit(".", 1)[0] in self.classes:
-                        if isinstance(call.func, Name):  # DataLoader.__init__(self, ...): drop the explicit self
-                            call = Call(call.func, call.args[1:], call.kwargs, call.span, call.star_args, call.star_kwargs,
-                                        call.keyword_spans, call.stars, call.double_stars)
-                        return call, init_frame, True
+                        return _without_explicit_self(call), init_frame, True
                     if isinstance(target, FunctionObj) and target.function.function.name == "__init__":
                         next_init, next_site = target.function, Site(init_frame, call, 1 if target.receiver is not None else 0)
             if next_init is None:
@@ -323,6 +352,15 @@ class Loaders:
 
     def built_in(self, loader: LoaderCall) -> str:
         return f"{loader.module.path}:{loader.call.span.line}"
+
+
+def _without_explicit_self(call: Call) -> Call:
+    """``DataLoader.__init__(self, ds, ...)`` as the arguments the loader receives (a
+    ``super().__init__(...)`` call passes no ``self``)."""
+    if not (isinstance(call.func, Name) and call.args):
+        return call
+    return Call(call.func, call.args[1:], call.kwargs, call.span, call.star_args, call.star_kwargs,
+                call.keyword_spans, call.stars, call.double_stars, call.guards)
 
 
 def _spelled_names(value: Value) -> set:

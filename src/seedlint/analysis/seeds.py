@@ -25,6 +25,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from seedlint.analysis.objects import Constant, Frame
 from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Const, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import (
+    LIBRARY_SEED_DEFAULTS,
     LIBRARY_SEED_HELPERS,
     LIGHTNING_SEED_EVERYTHING,
     NUMPY,
@@ -183,7 +184,10 @@ class Seeds:
             if name in LIGHTNING_SEED_EVERYTHING:
                 return Seeding(call, frame, call, EVERY_RNG, call.argument("seed", 0), "lightning")
             if name in LIBRARY_SEED_HELPERS:
-                return Seeding(call, frame, call, EVERY_RNG, call.argument("seed", 0), "library")
+                seed = call.argument("seed", 0)
+                if seed is None and name in LIBRARY_SEED_DEFAULTS:
+                    seed = Const(LIBRARY_SEED_DEFAULTS[name])
+                return Seeding(call, frame, call, EVERY_RNG, seed, "library")
         return None
 
     def seedings(self, call: Call, frame: Frame, depth: int = 0, screen: bool = True) -> List[Seeding]:

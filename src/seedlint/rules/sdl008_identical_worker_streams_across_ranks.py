@@ -79,11 +79,11 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         reported: Set[Tuple[str, int, int]] = set()
         for module in project.modules:
             for function in module.functions.values():
-                if not any("seed" in _last(c).lower() for c in function.calls):
+                if not any(_spelled_like_seeding(_last(c)) for c in function.calls):
                     continue  # cheap, spelling-only screen: everything below resolves names
                 frame = project.flow.function_frame(module, function)
                 for call in function.calls:
-                    if "seed" not in _last(call).lower() and not _last(call).lower().startswith(("init", "setup", "fix")):
+                    if not _spelled_like_seeding(_last(call)) and not _last(call).lower().startswith(("init", "setup", "fix")):
                         continue
                     for seeding in project.seeds.seedings(call, frame):
                         key = (module.path, call.span.line, call.span.col)
@@ -263,6 +263,11 @@ def _depends_on_parameter(frame: Frame, value) -> bool:
     if isinstance(value, Call):
         return any(_depends_on_parameter(frame, a) for a in value.args)
     return False
+
+
+def _spelled_like_seeding(name: str) -> bool:
+    lowered = name.lower()
+    return "seed" in lowered or "determinis" in lowered
 
 
 def _last(call: Call) -> str:
