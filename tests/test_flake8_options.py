@@ -76,9 +76,9 @@ def test_plugin_reads_tool_seedlint_from_pyproject(tmp_path):
 def test_bad_flake8_option_values_are_a_clear_error(tmp_path, body, message):
     project = with_flake8_config(write_project(tmp_path / "proj"), "setup.cfg", body)
     completed = flake8(project)
-    assert completed.returncode == 1
+    assert completed.returncode == 2, completed.stdout + completed.stderr
     assert "Traceback" not in completed.stdout + completed.stderr
-    assert message in completed.stdout, completed.stdout + completed.stderr
+    assert message in completed.stderr, completed.stdout + completed.stderr
 
 
 def test_options_are_listed_in_flake8_help(tmp_path):

@@ -106,7 +106,7 @@ def fix_preview(settings: Settings) -> Callable[[Diagnostic], Optional[Tuple[str
         if isinstance(source, InputError):
             return None
         try:
-            return shown, source.text, apply_fixes(source.text, [fix_])
+            return shown, source.text, apply_fixes(source.text, [fix_], settings.line_length)
         except Exception:  # a fix that cannot be expressed is left out of the report, not fatal
             return None
 

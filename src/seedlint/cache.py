@@ -8,7 +8,8 @@ import hashlib
 import os
 import pickle
 import tempfile
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 from seedlint import __version__
 
@@ -30,6 +31,26 @@ def _schema() -> str:
 
 
 SCHEMA = _schema()
+
+
+def code_fingerprint() -> str:
+    """The size and modification time of every module of the installed seedlint: stored
+    run results are reused only by the same rules and analysis (an editable install or
+    a checkout installed from its repository keeps one version number across changes)."""
+    global _CODE
+    if _CODE is None:
+        package = os.path.dirname(__file__)
+        digest = hashlib.sha256()
+        for folder, subfolders, files in os.walk(package):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(f for f in files if f.endswith(".py")):
+                stat = os.stat(os.path.join(folder, name))
+                digest.update(f"{os.path.relpath(os.path.join(folder, name), package)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        _CODE = digest.hexdigest()[:16]
+    return _CODE
+
+
+_CODE: Optional[str] = None
 
 
 def cache_key(text: str, path: str, name: str, is_package: bool) -> str:
@@ -58,6 +79,28 @@ class DiskCache:
             with open(tag, "w") as handle:
                 handle.write("Signature: 8a477f597d28d172789f06886806bc55\n# seedlint facts cache\n")
         self._ready = True
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the cache's lock (where the platform has ``fcntl``): one process computes
+        what the others then read."""
+        try:
+            import fcntl
+        except ImportError:
+            yield
+            return
+        try:
+            self._prepare()
+            handle = open(os.path.join(self.directory, ".lock"), "a")
+        except OSError:
+            yield
+            return
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def get(self, key: str):
         try:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from seedlint.line_length import declared_line_length
 from seedlint.versions import ANY, VersionRange, declared_versions, find_project_root, range_from_specifiers
 
 try:
@@ -49,6 +50,8 @@ class Settings:
     """Codes or prefixes and the severity their diagnostics get ("error" or "warning")."""
     project_root: Optional[str] = None
     config_file: Optional[str] = None
+    line_length: int = 88
+    """The project's line length (see ``line_length``): fixes wrap calls they make longer."""
 
     def is_selected(self, code: str) -> bool:
         return _most_specific(code, self.select + self.extend_select, self.ignore)
@@ -237,7 +240,7 @@ def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = Non
             raise ConfigError(f"{config_file}: {error}") from None
         settings = replace(settings, config_file=config_file)
     root = os.path.dirname(config_file) if config_file else find_project_root(start)
-    settings = replace(settings, project_root=root)
+    settings = replace(settings, project_root=root, line_length=declared_line_length(root))
     declared = declared_versions(root)
     if not settings.torch_version.declared and "torch" in declared:
         settings = replace(settings, torch_version=declared["torch"])

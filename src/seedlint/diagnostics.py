@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Optional, Set, Tuple
 
 from seedlint.facts.model import Span
 
@@ -30,6 +30,10 @@ class Diagnostic:
     severity: str = "error"
     """"error": the bug happens on the declared versions; "warning": only under conditions
     seedlint cannot see (a start method, a Python version)."""
+    related: Set[str] = field(default_factory=set, compare=False, hash=False)
+    """Absolute paths of the other files this finding depends on (the loader's module, the
+    dataset's, the draw's): a run over some files reports a finding anchored elsewhere
+    when it depends on one of them. Rules add to it as they meet the same finding again."""
 
     @property
     def line(self) -> int:

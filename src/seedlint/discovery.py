@@ -71,14 +71,15 @@ class _GitIgnore:
 
 
 def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
-    """Python files under ``paths``; a file named explicitly is always checked."""
+    """Python files under ``paths``; a file named explicitly is always checked. A file
+    reached twice (named twice, or through a symbolic link) is checked once."""
     excludes = tuple(settings.exclude) + tuple(settings.extend_exclude)
     seen = set()
     for given in paths:
         if not os.path.isdir(given):
             absolute = os.path.abspath(given)
-            if absolute not in seen:
-                seen.add(absolute)
+            if os.path.realpath(absolute) not in seen:
+                seen.add(os.path.realpath(absolute))
                 yield Target(given, absolute)
             continue
         gitignore = _GitIgnore()
@@ -102,9 +103,10 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
                 if _matches(name, relative, excludes) or gitignore.ignored(full, False):
                     continue
                 absolute = os.path.abspath(full)
-                if absolute in seen:
+                real = os.path.realpath(absolute)
+                if real in seen:
                     continue
-                seen.add(absolute)
+                seen.add(real)
                 shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
                 yield Target(shown, absolute)
 

@@ -16,9 +16,9 @@ import re
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
-from seedlint.cache import DiskCache, cache_key
+from seedlint.cache import DiskCache, cache_key, code_fingerprint
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover
@@ -37,6 +37,8 @@ class Result:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     errors: List[InputError] = field(default_factory=list)
     files_checked: int = 0
+    checked: Set[str] = field(default_factory=set)
+    """Absolute paths of the files counted in ``files_checked``."""
     fixed: Dict[str, int] = field(default_factory=dict)
     """Shown path -> number of fixes applied."""
     new_text: Dict[str, Tuple[SourceFile, str]] = field(default_factory=dict)
@@ -233,24 +235,66 @@ class Engine:
 
     # ------------------------------------------------------------------ public API
     def check(self, paths: Iterable[str]) -> Result:
-        targets = list(discover(paths, self.settings))
+        """Diagnostics for the files under ``paths``. The project those files belong to is
+        analysed whole, so a run over some of its files reports what a run over all of
+        them reports there, plus findings elsewhere that depend on them."""
+        given = list(discover(paths, self.settings))
+        scope = self.project_scope(given)
+        if scope is None:
+            return self._check_targets(given)
+        return restricted(self._check_targets(scope), given)
+
+    def project_scope(self, given: List[Target]) -> Optional[List[Target]]:
+        """Every file of the project (under its root, with the configured excludes) plus
+        the given ones, when the given files are not the whole project already."""
+        root = self.settings.project_root
+        if root is None or not given:
+            return None
+        given_paths = {t.absolute for t in given}
+        scope = list(given)
+        for target in discover([root], self.settings):
+            if target.absolute not in given_paths:
+                scope.append(Target(_shown_path(target.absolute), target.absolute))
+        return scope if len(scope) > len(given) else None
+
+    def _check_targets(self, targets: List[Target], trees: Optional[Dict[str, ast.AST]] = None) -> Result:
         cache = self.store.cache
         if cache is None:
-            return self._analyse(targets, {})
+            return self._analyse(targets, {}, trees)
         key = self._run_key(targets)
-        stored = cache.get(key)
-        if stored is not None and all(_stat(path) == seen for path, seen in stored[0]):
-            return stored[1]
-        result = self._analyse(targets, {})
-        linted = {t.absolute for t in targets}
-        dependencies = [(path, _stat(path)) for path in self._last_index.modules if path not in linted]
-        cache.put(key, (dependencies, result))
+        with cache.locked():  # concurrent runs over one project (flake8's workers) analyse it once
+            stored = cache.get(key)
+            if stored is not None and all(_stat(path) == seen for path, seen in stored[0]):
+                return stored[1]
+            result = self._analyse(targets, {}, trees)
+            linted = {t.absolute for t in targets}
+            dependencies = [(path, _stat(path)) for path in self._last_index.modules if path not in linted]
+            cache.put(key, (dependencies, result))
+        return result
+
+    def check_file_in_project(self, path: str, text: str, tree: Optional[ast.AST] = None) -> Result:
+        """The findings anchored in one file, from the analysis of its whole project (done
+        once per engine): the flake8 plugin's entry. A file outside the project's files, or
+        whose text is not what is on disk, is analysed on its own. ``tree`` is the file's
+        stdlib syntax tree when the caller has it (flake8 does), so it is not parsed again."""
+        absolute = os.path.abspath(path)
+        given = [Target(path, absolute)]
+        if not hasattr(self, "_whole"):
+            scope = self.project_scope(given)
+            trees = {absolute: tree} if tree is not None else None
+            self._whole = (None, None) if scope is None else ({t.absolute for t in scope}, self._check_targets(scope, trees))
+        paths, whole = self._whole
+        on_disk = read_source(absolute)
+        if paths is None or absolute not in paths or isinstance(on_disk, InputError) or on_disk.text != text:
+            return self.check_source(path, text, tree)
+        result = restricted(whole, given)
+        result.diagnostics = [d for d in result.diagnostics if os.path.abspath(d.path) == absolute]
         return result
 
     def _run_key(self, targets: List[Target]) -> str:
         """A run over unchanged files (same size and modification time, as ruff's cache
         decides) with the same settings returns the stored result without analysis."""
-        digest = hashlib.sha256(f"{self.settings!r}\0{self.tokens!r}\0{[r.code for r in self.rules]}".encode())
+        digest = hashlib.sha256(f"{code_fingerprint()}\0{self.honor_noqa}\0{self.settings!r}\0{self.tokens!r}\0{[r.code for r in self.rules]}".encode())
         for target in targets:
             digest.update(f"{target.shown}\0{target.absolute}\0{_stat(target.absolute)}\n".encode())
         return cache_key(digest.hexdigest(), "<run>", "", False)
@@ -258,7 +302,10 @@ class Engine:
     def check_text(self, filename: str, text: str) -> Result:
         """Check ``text`` as if it were the file ``filename`` (stdin with ``--stdin-filename``)."""
         absolute = self._take_text(filename, text)
-        return self._analyse([Target(filename, absolute)], {absolute: text})
+        given = [Target(filename, absolute)]
+        scope = self.project_scope(given)
+        result = self._analyse(scope or given, {absolute: text})
+        return restricted(result, given) if scope else result
 
     def fix_text(self, filename: str, text: str) -> Result:
         """Fix ``text`` as if it were the file ``filename``; nothing is read back from disk."""
@@ -285,7 +332,9 @@ class Engine:
 
         from seedlint.fixes import apply_fixes
 
-        targets = targets if targets is not None else list(discover(paths, self.settings))
+        given = targets if targets is not None else list(discover(paths, self.settings))
+        writable = {t.absolute for t in given}
+        targets = self.project_scope(given) or given
         overrides = dict(overrides or {})
         applied: Dict[str, int] = {}
         applied_codes: Dict[str, Dict[str, int]] = {}
@@ -296,7 +345,7 @@ class Engine:
             codes_by_file: Dict[str, list] = {}
             for diagnostic in result.diagnostics:
                 fix = diagnostic.fix
-                if fix is None or not (fix.safe or self.settings.unsafe_fixes):
+                if fix is None or not (fix.safe or self.settings.unsafe_fixes) or os.path.abspath(fix.path) not in writable:
                     continue
                 by_file.setdefault(os.path.abspath(fix.path), []).append(fix)
                 codes_by_file.setdefault(os.path.abspath(fix.path), []).append((fix, diagnostic.code))
@@ -312,7 +361,7 @@ class Engine:
                     continue
                 text = overrides.get(absolute, original.text)
                 try:
-                    new = apply_fixes(text, fixes)
+                    new = apply_fixes(text, fixes, self.settings.line_length)
                     compile(new, shown, "exec", dont_inherit=True)
                     cst.parse_module(new)
                 except Exception as error:
@@ -343,7 +392,7 @@ class Engine:
                 result.new_text[shown] = (original, text)
         result.fixed = {k: v for k, v in applied.items() if k in result.new_text}
         result.fixed_codes = {k: v for k, v in applied_codes.items() if k in result.new_text}
-        return result
+        return restricted(result, given) if len(targets) > len(given) else result
 
     def check_source(self, path: str, text: str, tree: Optional[ast.AST] = None) -> Result:
         """Check one file whose text (and, when the caller has it, stdlib syntax tree) is
@@ -398,6 +447,7 @@ class Engine:
                 result.errors.append(InputError(target.shown, kind))
                 continue
             result.files_checked += 1
+            result.checked.add(target.absolute)
             linted[target.absolute] = target.shown
             self._shown[target.absolute] = target.shown
             raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
@@ -429,13 +479,13 @@ class Engine:
                     continue
                 severity = self.settings.severity_of(diagnostic.code, diagnostic.severity)
                 result.diagnostics.append(_reshown(diagnostic, linted[absolute], severity))
-        result.diagnostics = sorted(set(result.diagnostics), key=Diagnostic.sort_key)
+        result.diagnostics = _merged(result.diagnostics)
         reported = {os.path.abspath(e.path) for e in result.errors}
         for path, reason in sorted(failures.items()):
             if path in reported or not self._in_project(path):
                 continue
             shown = linted.get(path) or _shown_path(path)
-            result.errors.append(InputError(shown, f"{reason}; loaders that use it could not be checked"))
+            result.errors.append(InputError(shown, f"{reason}; loaders that use it could not be checked", needed=True))
         return result
 
     def _in_project(self, path: str) -> bool:
@@ -521,6 +571,46 @@ def _stat(path: str) -> Optional[Tuple[int, int]]:
     except OSError:
         return None
     return (info.st_size, info.st_mtime_ns)
+
+
+def _merged(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
+    """Equal diagnostics once, with the files each depends on put together."""
+    kept: Dict[Diagnostic, Diagnostic] = {}
+    for diagnostic in diagnostics:
+        if diagnostic in kept:
+            kept[diagnostic].related.update(diagnostic.related)
+        else:
+            kept[diagnostic] = diagnostic
+    return sorted(kept.values(), key=Diagnostic.sort_key)
+
+
+def restricted(result: Result, given: List[Target]) -> Result:
+    """The part of a whole-project result that a run over ``given`` reports: findings
+    anchored in those files, findings elsewhere that depend on one of them (saying so),
+    their input errors, and the modules some loader needed that could not be read."""
+    from dataclasses import replace
+
+    shown_of = {t.absolute: t.shown for t in given}
+    kept = Result(fixed=result.fixed, new_text=result.new_text, fixed_codes=result.fixed_codes)
+    for diagnostic in result.diagnostics:
+        absolute = os.path.abspath(diagnostic.path)
+        fix = diagnostic.fix if diagnostic.fix is not None and os.path.abspath(diagnostic.fix.path) in shown_of else None
+        if absolute in shown_of:
+            kept.diagnostics.append(replace(diagnostic, path=shown_of[absolute], fix=fix))
+            continue
+        causes = sorted(shown_of[p] for p in diagnostic.related if p in shown_of)
+        if causes:
+            note = f" (reported for {', '.join(causes)}, which this finding depends on)"
+            kept.diagnostics.append(replace(diagnostic, message=diagnostic.message + note, fix=fix))
+    for error in result.errors:
+        absolute = os.path.abspath(error.path)
+        if absolute in shown_of:
+            kept.errors.append(replace(error, path=shown_of[absolute]))
+        elif error.needed:
+            kept.errors.append(error)
+    kept.checked = {t.absolute for t in given} & result.checked
+    kept.files_checked = len(kept.checked)
+    return kept
 
 
 def _reshown(diagnostic: Diagnostic, shown: str, severity: str) -> Diagnostic:

@@ -1,8 +1,9 @@
 """The flake8 plugin: a thin adapter over the engine.
 
-flake8 hands over one file at a time; the engine resolves datasets in sibling modules by
-finding them on disk from the file's path. Files the prefilter rejects cost one substring
-scan. flake8 itself applies --select/--ignore, per-file-ignores and ``# noqa``.
+flake8 hands over one file at a time; each flake8 process analyses the project the file
+belongs to once (through the run cache, under its lock, so concurrent workers share one
+analysis) and reports the findings anchored in that file, as ``seedlint .`` does. flake8
+itself applies --select/--ignore, per-file-ignores and ``# noqa``.
 
 Settings come from ``[tool.seedlint]`` in the project's pyproject.toml, overridden by the
 ``seedlint-*`` options in flake8's own configuration (``setup.cfg``, ``tox.ini``, ``.flake8``)
@@ -14,6 +15,7 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import sys
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from seedlint import __version__
@@ -84,8 +86,6 @@ class SeedlintChecker:
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        from flake8.exceptions import ExecutionError
-
         overrides: Dict[str, Any] = {}
         try:
             for flag, attribute, _ in VERSION_OPTIONS:
@@ -97,7 +97,9 @@ class SeedlintChecker:
                 if value:
                     overrides[attribute] = class_names(flag[2:], list(value))
         except ConfigError as error:
-            raise ExecutionError(f"seedlint: {error}") from None
+            # A usage error: exit status 2, as the CLI gives (flake8 exits 1 on ExecutionError).
+            sys.stderr.write(f"flake8: seedlint: {error}\n")
+            raise SystemExit(2) from None
         cls.overrides = overrides
         cls.selected = _selects_seedlint(options)
         _ENGINES.clear()
@@ -113,10 +115,8 @@ class SeedlintChecker:
         except ConfigError as error:
             yield 1, 0, f"SDL000 seedlint configuration error: {error}", type(self)
             return
-        if not engine.mentions(source.encode("utf-8", "surrogatepass")):
-            return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
-        result = engine.check_source(self.filename, source, tree)
+        result = engine.check_file_in_project(self.filename, source, tree)
         for diagnostic in result.diagnostics:
             yield diagnostic.line, diagnostic.span.col, f"{diagnostic.code} {diagnostic.message}", type(self)
 

@@ -34,6 +34,8 @@ class InputError:
 
     path: str
     reason: str
+    needed: bool = False
+    """A module the analysis of some loader needed (rather than a file it was asked to check)."""
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"

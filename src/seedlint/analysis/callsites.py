@@ -11,11 +11,11 @@ site too: ``@register("voc")`` calls what ``register("voc")`` returns with the c
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Set, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
-from seedlint.facts.model import MODULE_CODE, Attr, Call, Class, Function, Lambda, ModuleFacts, Name, Value
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, Lambda, ModuleFacts, Name, Value
 
 MAX_NEW_FILES = 20
 """Project files parsed to find the callers of one function; beyond it the answer is

@@ -24,10 +24,10 @@ else". Every answer is memoised for the run. The bounds are named once, here and
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from seedlint.analysis import library
-from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ModuleRef, ProjectIndex, VariableRef
+from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex
 from seedlint.analysis.objects import (
     COMMAND_LINE,
     MAX_CONTEXT,
@@ -385,7 +385,7 @@ class ValueFlow:
         if qualified.startswith("builtins."):
             return frozenset({External(qualified[len("builtins."):])})
         parts = qualified.split(".")
-        if parts[0] in library.KNOWN_LIBRARIES:
+        if library.owns(parts[0], near.name or ""):
             return frozenset({External(qualified)})
         for cut in range(len(parts), 0, -1):
             module = self.index.module_named(".".join(parts[:cut]), near)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from seedlint.analysis.import_roots import ancestors, path_edits
-from seedlint.analysis.library import KNOWN_LIBRARIES
+from seedlint.analysis import library
 from seedlint.facts.model import Class, Function, ModuleFacts, Name, Value
 
 
@@ -211,7 +211,7 @@ class ProjectIndex:
         if qualified.startswith("builtins."):
             return ExternalRef(qualified[len("builtins."):])
         parts = qualified.split(".")
-        if parts[0] in KNOWN_LIBRARIES:
+        if library.owns(parts[0], near.name if near is not None and near.name else ""):
             return ExternalRef(qualified)
         for cut in range(len(parts), 0, -1):
             module = self.module_named(".".join(parts[:cut]), near, load)

@@ -12,9 +12,16 @@ KNOWN_LIBRARIES = frozenset({
     "random", "os", "sys", "math", "functools", "itertools", "collections", "typing", "argparse", "copy",
     "importlib", "multiprocessing", "json", "re", "time", "pathlib", "logging", "warnings", "abc", "dataclasses",
 })
-"""Packages whose names are always the library's, even when the checkout holds their
-sources (a check of pytorch-lightning itself): their behaviour is what seedlint's tables
-describe, and following their internals would cost as much as analysing them."""
+"""Packages whose names are the library's, even when the checkout holds their sources (a
+check of pytorch-lightning's tests): their behaviour is what seedlint's tables describe,
+and following their internals would cost as much as analysing them. Inside the package
+itself (a check of timm's own modules) its names are project code."""
+
+
+def owns(package: str, near_module: str) -> bool:
+    """Whether a name under ``package`` stands for the library's object, seen from the
+    module ``near_module`` (its dotted name)."""
+    return package in KNOWN_LIBRARIES and near_module.split(".")[0] != package
 
 PASS_THROUGH = {
     "copy.copy": 0, "copy.deepcopy": 0, "list": 0, "tuple": 0, "typing.cast": 1,

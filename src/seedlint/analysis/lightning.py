@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from seedlint.analysis.index import ClassRef, FunctionRef
+from seedlint.analysis.index import ClassRef
 from seedlint.analysis.loops import LoaderObject
 from seedlint.analysis.objects import (
-    UNKNOWN,
     ClassObj,
     Constant,
     DictObj,

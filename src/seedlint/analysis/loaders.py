@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.flow import union
@@ -34,7 +34,7 @@ from seedlint.analysis.objects import (
     may_be_unknown,
     ordered,
 )
-from seedlint.facts.model import MODULE_CODE, Attr, Call, Const, Function, ModuleFacts, Name, Value
+from seedlint.facts.model import MODULE_CODE, Call, Function, ModuleFacts, Name, Value
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TORCH_POSITIONS = {

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set
 
 from seedlint.analysis.loaders import LoaderCall
-from seedlint.analysis.objects import ExternalInstance, Frame, Instance, Obj, SeqObj
-from seedlint.facts.model import MODULE_CODE, Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
+from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
+from seedlint.facts.model import Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
 
 MAX_DEPTH = 3
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""

@@ -25,7 +25,6 @@ from seedlint.analysis.objects import (
     UNKNOWN,
     UNKNOWN_SET,
     ClassObj,
-    Constant,
     DictObj,
     Entry,
     ExternalInstance,

@@ -5,6 +5,8 @@ from typing import Callable, Dict, List
 import libcst as cst
 
 from seedlint.diagnostics import Fix
+from seedlint.fixes.layout import wrap_long_calls
+from seedlint.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 from seedlint.fixes import seed_worker
 from seedlint.fixes import hoist_lambda, worker_seed
 from seedlint.fixes import seed_everything_workers, set_epoch
@@ -27,8 +29,9 @@ FIXERS: Dict[str, Callable[[cst.Module, List[Fix]], cst.Module]] = {
 }
 
 
-def apply_fixes(text: str, fixes: List[Fix]) -> str:
-    """Apply one kind of fix (the first in sorted order) to a module's text.
+def apply_fixes(text: str, fixes: List[Fix], line_length: int = DEFAULT_LINE_LENGTH) -> str:
+    """Apply one kind of fix (the first in sorted order) to a module's text, then wrap
+    the calls it made longer than ``line_length``.
 
     Positions of every fix refer to ``text``, so kinds are applied one per round; the
     engine re-analyses and loops until nothing changes.
@@ -37,4 +40,7 @@ def apply_fixes(text: str, fixes: List[Fix]) -> str:
         return text
     kind = sorted(f.kind for f in fixes)[0]
     module = cst.parse_module(text)
-    return FIXERS[kind](module, [f for f in fixes if f.kind == kind]).code
+    fixed = FIXERS[kind](module, [f for f in fixes if f.kind == kind])
+    if fixed.code == text:
+        return text
+    return wrap_long_calls(text, fixed, line_length).code

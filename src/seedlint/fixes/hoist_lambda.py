@@ -9,7 +9,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.diagnostics import Fix
-from seedlint.fixes.module_edits import insert_helper
+from seedlint.fixes.module_edits import insert_helper, spelled_names
 
 ROLE_NAMES = {"collate_fn": "collate_batch", "worker_init_fn": "init_worker"}
 
@@ -26,23 +26,27 @@ def apply(module: cst.Module, fixes: List[Fix]) -> cst.Module:
     if not lambdas:
         return module
     lambdas.sort(key=lambda item: (positions[item[0]].start.line, positions[item[0]].start.column))
-    taken = _spelled_names(module)
+    taken = spelled_names(module)
     renamed: Dict[int, str] = {}
     statements: Dict[int, cst.FunctionDef] = {}
     helpers: List[str] = []
+    by_text: Dict[Tuple[str, str], str] = {}
     for node, role in lambdas:
         assigned = _module_level_assignment(module, node)
         if assigned is not None:
             statement, name = assigned
             statements[id(statement)] = _function_def(module, name, node, role)
             continue
-        name = _free_name(ROLE_NAMES.get(role, "worker_callable"), taken)
-        taken.add(name)
+        text = (role, module.code_for_node(node.with_changes(lpar=[], rpar=[])))
+        name = by_text.get(text)
+        if name is None:
+            name = by_text[text] = _free_name(ROLE_NAMES.get(role, "worker_callable"), taken)
+            taken.add(name)
+            helpers.append(module.code_for_node(_function_def(module, name, node, role)))
         renamed[id(node)] = name
-        helpers.append(module.code_for_node(_function_def(module, name, node, role)))
     updated = module.visit(_Hoist(renamed, statements))
     for source in reversed(helpers):
-        updated = insert_helper(updated, source, [])
+        updated = insert_helper(updated, source, [], path=fixes[0].path)
     return updated
 
 
@@ -87,18 +91,6 @@ def _module_binding_count(module: cst.Module, name: str) -> int:
     return count
 
 
-def _spelled_names(module: cst.Module) -> Set[str]:
-    """Every identifier spelled anywhere in the module: a new name must clash with none."""
-    found: Set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.add(node.value)
-
-    module.visit(Names())
-    return found
-
-
 def _free_name(base: str, taken: Set[str]) -> str:
     if base not in taken:
         return base
@@ -120,8 +112,6 @@ class _Hoist(cst.CSTTransformer):
         if name is None:
             return updated_node
         return cst.Name(name, lpar=updated_node.lpar, rpar=updated_node.rpar)
-
-        self.defs: Set[int] = set()
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine):
         replacement = self.statements.get(id(original_node))

@@ -7,6 +7,8 @@ from typing import Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from seedlint.fixes.imports import add_imports
+
 
 def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Name):
@@ -31,11 +33,33 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
     )
 
 
+def _module_level_statements(statements) -> list:
+    """Statements that run at module level: the body, and the bodies of module-level
+    ``if``/``try``/``with``/``for``/``while`` blocks (not of functions or classes)."""
+    found = []
+    for statement in statements:
+        found.append(statement)
+        if isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+            blocks = [statement.body]
+            orelse = getattr(statement, "orelse", None)
+            while orelse is not None:
+                blocks.append(orelse.body)
+                orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+            if isinstance(statement, cst.Try):
+                blocks.extend(handler.body for handler in statement.handlers)
+                if statement.finalbody is not None:
+                    blocks.append(statement.finalbody.body)
+            for block in blocks:
+                if isinstance(block, cst.IndentedBlock):
+                    found.extend(_module_level_statements(block.body))
+    return found
+
+
 def module_bindings(module: cst.Module) -> Dict[str, str]:
-    """Top-level names bound by imports (name -> imported module/object), plus every
-    other top-level binding (name -> "")."""
+    """Module-level names bound by imports (name -> imported module/object), plus every
+    other module-level binding (name -> "")."""
     bound: Dict[str, str] = {}
-    for statement in module.body:
+    for statement in _module_level_statements(module.body):
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             bound.setdefault(statement.name.value, "")
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -45,20 +69,59 @@ def module_bindings(module: cst.Module) -> Dict[str, str]:
                 for alias in small.names:
                     full = _dotted(alias.name)
                     if alias.asname is not None:
-                        bound[alias.asname.name.value] = full
+                        bound.setdefault(alias.asname.name.value, full)
                     else:
-                        bound[full.split(".")[0]] = full.split(".")[0]
+                        bound.setdefault(full.split(".")[0], full.split(".")[0])
             elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and not small.relative:
                 base = _dotted(small.module) if small.module else ""
                 for alias in small.names:
                     name = alias.asname.name.value if alias.asname else _dotted(alias.name)
-                    bound[name] = f"{base}.{_dotted(alias.name)}"
+                    bound.setdefault(name, f"{base}.{_dotted(alias.name)}")
             elif isinstance(small, (cst.Assign, cst.AnnAssign)):
                 targets = small.targets if isinstance(small, cst.Assign) else [small]
                 for target in targets:
                     if isinstance(target.target, cst.Name):
                         bound.setdefault(target.target.value, "")
     return bound
+
+
+def spelled_names(module: cst.Module) -> Set[str]:
+    """Every identifier the module spells as a name (not as an attribute after a dot):
+    a name inserted anywhere must clash with none, whatever scope binds them."""
+    found: Set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            for alias in node.names:
+                found.add(alias.asname.name.value if alias.asname else _dotted(alias.name).split(".")[0])
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    found.add(alias.asname.name.value if alias.asname else _dotted(alias.name))
+            return False
+
+    module.visit(Names())
+    return found
+
+
+def fresh_name(module: cst.Module, base: str, taken: Set[str] = frozenset()) -> str:
+    """``base``, or ``base_2``, ``base_3``... : the first the module does not spell."""
+    spelled = spelled_names(module) | set(taken)
+    if base not in spelled:
+        return base
+    number = 2
+    while f"{base}_{number}" in spelled:
+        number += 1
+    return f"{base}_{number}"
 
 
 def alias_for(module: cst.Module, imported: str, preferred: Sequence[str]) -> Optional[str]:
@@ -70,11 +133,12 @@ def alias_for(module: cst.Module, imported: str, preferred: Sequence[str]) -> Op
 
 
 def free_name(module: cst.Module, candidates: Sequence[str]) -> str:
-    bound = module_bindings(module)
+    """The first candidate the module does not spell; else the first, numbered."""
+    spelled = spelled_names(module)
     for candidate in candidates:
-        if candidate not in bound:
+        if candidate not in spelled:
             return candidate
-    raise ValueError(f"no free name among {candidates}")
+    return fresh_name(module, candidates[0])
 
 
 def import_statement(module: str, alias: str) -> str:
@@ -123,24 +187,29 @@ def insert_helper(
     helper_source: str,
     imports: Sequence[str],
     before: Optional[int] = None,
+    path: Optional[str] = None,
 ) -> cst.Module:
-    """Insert ``imports`` after the module's imports, then ``helper_source`` (a def) with two
-    blank lines around it. ``before`` caps the position (a statement index that must come
-    after the helper, e.g. a module-level call that uses it)."""
+    """Add ``imports`` where isort would put them, then ``helper_source`` (a def) after the
+    module's imports with two blank lines around it. ``before`` caps the position (a
+    statement index that must come after the helper, e.g. a module-level call that uses
+    it); ``path`` is the file's, to tell first-party imports apart."""
+    if before is not None and before < len(module.body):
+        marker = module.body[before]
+        module = add_imports(module, imports, path)
+        before = next(i for i, statement in enumerate(module.body) if statement is marker)
+    else:
+        module = add_imports(module, imports, path)
     position = header_end(module)
     if before is not None:
         position = min(position, before)
     config = module.config_for_parsing
-    new_imports = [cst.parse_statement(line + config.default_newline, config) for line in imports]
     helper = cst.parse_statement(helper_source, config)
     helper = helper.with_changes(leading_lines=_blank(2) if position > 0 else [])
     body = list(module.body)
     following = body[position:]
     if following:
         following[0] = _with_blank_lines_before(following[0], 2)
-    if new_imports and position == 0 and body:
-        helper = helper.with_changes(leading_lines=_blank(2))
-    return module.with_changes(body=[*body[:position], *new_imports, helper, *following])
+    return module.with_changes(body=[*body[:position], helper, *following])
 
 
 def top_level_index(module: cst.Module, targets: Set[int], positions) -> Optional[int]:

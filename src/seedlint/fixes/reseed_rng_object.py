@@ -15,7 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.diagnostics import Fix
-from seedlint.fixes.module_edits import free_name, header_end, module_bindings
+from seedlint.fixes.imports import add_import
+from seedlint.fixes.module_edits import free_name, module_bindings
 
 WORKER_INFO = "torch.utils.data.get_worker_info"
 GUARD = """\
@@ -116,9 +117,10 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
     )
 
 
-def worker_info_function(module: cst.Module) -> Tuple[cst.Module, str]:
+def worker_info_function(module: cst.Module, path: Optional[str], planned: Optional[str] = None) -> Tuple[cst.Module, str]:
     """How to call ``get_worker_info`` here, extending ``from torch.utils.data import ...``
-    when the module has one; otherwise through ``torch`` or a new import."""
+    when the module has one; otherwise through ``torch`` or a new import (named
+    ``planned`` when the name was chosen before code that uses it was inserted)."""
     found = reference(module, WORKER_INFO)
     if found is not None and "." not in found:
         return module, found
@@ -143,25 +145,18 @@ def worker_info_function(module: cst.Module) -> Tuple[cst.Module, str]:
                 return module.with_changes(body=body), "get_worker_info"
     if found is not None:
         return module, found
-    name = free_name(module, ("get_worker_info", "torch_get_worker_info"))
+    name = planned or free_name(module, ("get_worker_info", "torch_get_worker_info"))
     alias = "" if name == "get_worker_info" else f" as {name}"
-    return add_import(module, f"from torch.utils.data import get_worker_info{alias}"), name
+    return add_import(module, f"from torch.utils.data import get_worker_info{alias}", path), name
 
 
-def _default_rng_function(module: cst.Module) -> Tuple[cst.Module, str]:
+def _default_rng_function(module: cst.Module, path: Optional[str], planned: Optional[str] = None) -> Tuple[cst.Module, str]:
     found = reference(module, "numpy.random.default_rng")
     if found is not None:
         return module, found
-    alias = free_name(module, ("np", "numpy"))
+    alias = planned.split(".", 1)[0] if planned else free_name(module, ("np", "numpy"))
     line = "import numpy" if alias == "numpy" else f"import numpy as {alias}"
-    return add_import(module, line), f"{alias}.random.default_rng"
-
-
-def add_import(module: cst.Module, line: str) -> cst.Module:
-    position = header_end(module)
-    statement = cst.parse_statement(line + module.default_newline, module.config_for_parsing)
-    body = list(module.body)
-    return module.with_changes(body=[*body[:position], statement, *body[position:]])
+    return add_import(module, line, path), f"{alias}.random.default_rng"
 
 
 def apply(module: cst.Module, fixes: List[Fix]) -> cst.Module:
@@ -176,13 +171,14 @@ def apply(module: cst.Module, fixes: List[Fix]) -> cst.Module:
     # positions still match the fix spans.
     get_info = reference(module, WORKER_INFO)
     get_info = get_info if get_info is not None and "." not in get_info else None
-    probe, planned_info = worker_info_function(module)
-    probe, planned_rng = _default_rng_function(probe) if needs_numpy else (probe, "")
+    path = fixes[0].path
+    probe, planned_info = worker_info_function(module, path)
+    probe, planned_rng = _default_rng_function(probe, path) if needs_numpy else (probe, "")
     transformer = _InsertReseed(wanted, get_info or planned_info, planned_rng)
     updated = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
     if not transformer.changed:
         return module
-    updated, _ = worker_info_function(updated)
+    updated, _ = worker_info_function(updated, path, planned_info)
     if needs_numpy:
-        updated, _ = _default_rng_function(updated)
+        updated, _ = _default_rng_function(updated, path, planned_rng)
     return updated

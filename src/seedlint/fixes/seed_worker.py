@@ -1,26 +1,28 @@
-"""SDL001's fix: insert ``seed_worker`` once per module and pass it as ``worker_init_fn``."""
+"""SDL001's fix: pass a NumPy-seeding function as ``worker_init_fn``: the module's own
+when the rule found one that seeds correctly (``("reuse", name)``), else ``seed_worker``
+inserted once per module under a name the module does not spell yet (``("insert",)``)."""
 
 from __future__ import annotations
 
-from typing import List, Set, Tuple
+from typing import Dict, List, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.diagnostics import Fix
-from seedlint.fixes.module_edits import alias_for, free_name, import_statement, insert_helper, module_bindings
+from seedlint.fixes.module_edits import alias_for, free_name, fresh_name, import_statement, insert_helper
+from seedlint.rules.sdl001_numpy_global_rng_in_workers import HELPER_NAME
 
-HELPER_NAME = "seed_worker"
 HELPER = """\
-def seed_worker(worker_id):
+def {name}(worker_id):
     worker_seed = {torch}.initial_seed() % 2**32
     {numpy}.random.seed(worker_seed)
     {random}.seed(worker_seed)
 """
 
 
-def helper_source(module: cst.Module, torch: str, numpy: str, random: str) -> str:
-    text = HELPER.format(torch=torch, numpy=numpy, random=random)
+def helper_source(module: cst.Module, name: str, torch: str, numpy: str, random: str) -> str:
+    text = HELPER.format(name=name, torch=torch, numpy=numpy, random=random)
     return text.replace("    ", module.default_indent).replace("\n", module.default_newline)
 
 
@@ -40,17 +42,18 @@ def required_imports(module: cst.Module) -> Tuple[List[str], dict]:
 class _PassSeedWorker(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, starts: Set[Tuple[int, int]]) -> None:
+    def __init__(self, names: Dict[Tuple[int, int], str]) -> None:
         super().__init__()
-        self.starts = starts
+        self.names = names
         self.lines: Set[int] = set()
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         start = self.get_metadata(PositionProvider, original_node).start
-        if (start.line, start.column) not in self.starts:
+        name = self.names.get((start.line, start.column))
+        if name is None:
             return updated_node
         self.lines.add(start.line)
-        return pass_keyword(updated_node, "worker_init_fn", cst.Name(HELPER_NAME))
+        return pass_keyword(updated_node, "worker_init_fn", cst.Name(name))
 
 
 def pass_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
@@ -80,20 +83,23 @@ def pass_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst
 
 
 def apply(module: cst.Module, fixes: List[Fix]) -> cst.Module:
+    helper = fresh_name(module, HELPER_NAME)
+    names = {(f.span.line, f.span.col): f.data[1] if f.data[:1] == ("reuse",) else helper for f in fixes}
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = _PassSeedWorker({(f.span.line, f.span.col) for f in fixes})
+    transformer = _PassSeedWorker(names)
     positions = wrapper.resolve(PositionProvider)
     updated = wrapper.visit(transformer)
-    if not transformer.lines or HELPER_NAME in module_bindings(updated):
+    inserted_for = {(f.span.line) for f in fixes if f.data[:1] != ("reuse",)}
+    if not transformer.lines & inserted_for:
         return updated
     first_use = None
     for index, statement in enumerate(module.body):
         span = positions[statement]
-        if any(span.start.line <= line <= span.end.line for line in transformer.lines):
+        if any(span.start.line <= line <= span.end.line for line in transformer.lines & inserted_for):
             first_use = index
             break
     if first_use is not None and isinstance(module.body[first_use], (cst.FunctionDef, cst.ClassDef)):
         first_use = None
     imports, aliases = required_imports(updated)
-    source = helper_source(updated, aliases["torch"], aliases["numpy"], aliases["random"])
-    return insert_helper(updated, source, imports, before=first_use)
+    source = helper_source(updated, helper, aliases["torch"], aliases["numpy"], aliases["random"])
+    return insert_helper(updated, source, imports, before=first_use, path=fixes[0].path)

@@ -9,7 +9,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from seedlint.diagnostics import Fix
-from seedlint.fixes.module_edits import alias_for, header_end
+from seedlint.fixes.imports import add_import
+from seedlint.fixes.module_edits import alias_for
 
 MODULUS = "2**32"
 Position = Tuple[int, int]
@@ -69,7 +70,7 @@ def apply_reseed(module: cst.Module, fixes: List[Fix]) -> cst.Module:
     plan = _plan(finder, torch)
     updated = module.visit(_Reseed(plan))
     if alias_for(module, "torch", ("torch",)) is None and plan.changed:
-        updated = add_import(updated, "import torch")
+        updated = add_import(updated, "import torch", fixes[0].path)
     return updated
 
 
@@ -232,14 +233,3 @@ class _Reseed(cst.CSTTransformer):
         if original_node.body and not updated_node.body:
             return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
         return updated_node
-
-
-def add_import(module: cst.Module, line: str) -> cst.Module:
-    """Add an import statement after the module's leading imports."""
-    position = header_end(module)
-    statement = cst.parse_statement(line + module.default_newline, module.config_for_parsing)
-    body = list(module.body)
-    if position == 0 and body:
-        statement = statement.with_changes(leading_lines=body[0].leading_lines)
-        body[0] = body[0].with_changes(leading_lines=[])
-    return module.with_changes(body=[*body[:position], statement, *body[position:]])

@@ -33,15 +33,34 @@ class Rule:
         return (b"DataLoader",) + extra
 
     def report(
-        self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None
+        self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None,
+        related: Iterable[Optional[ModuleFacts]] = (),
     ) -> Diagnostic:
-        return Diagnostic(module.path, span, self.code, self.name, message, fix, severity or self.severity)
+        """A finding anchored at ``span`` of ``module``; ``related`` are the modules of the
+        other places it depends on (the loader, the dataset, the draw)."""
+        diagnostic = Diagnostic(module.path, span, self.code, self.name, message, fix, severity or self.severity)
+        add_related(diagnostic, related)
+        return diagnostic
 
     @classmethod
     def documentation(cls) -> str:
         import inspect
 
         return inspect.cleandoc(cls.__doc__ or "")
+
+
+def add_related(diagnostic: Diagnostic, modules: Iterable[Optional[ModuleFacts]]) -> None:
+    """Record more modules the finding depends on (met again through another loader)."""
+    anchor = os.path.abspath(diagnostic.path)
+    for module in modules:
+        if module is not None and os.path.abspath(module.path) != anchor:
+            diagnostic.related.add(os.path.abspath(module.path))
+
+
+def built_in(instance) -> Optional[ModuleFacts]:
+    """The module where a dataset object was built, when the flow knows it."""
+    origin = getattr(instance, "built_at", None)
+    return origin[0] if origin is not None else None
 
 
 def where(module: ModuleFacts, span: Span) -> str:

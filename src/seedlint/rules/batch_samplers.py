@@ -47,6 +47,8 @@ class Verdict:
     anchor: Span
     module: ModuleFacts
     severity: str = "error"
+    related: Tuple[ModuleFacts, ...] = ()
+    """The modules of the loaders and Trainers that reach the class."""
 
 
 class BatchSamplerVerdictRule(Rule):
@@ -58,7 +60,8 @@ class BatchSamplerVerdictRule(Rule):
     def check(self, project) -> Iterable[Diagnostic]:
         for verdict in batch_sampler_verdicts(project):
             if verdict.code == self.code:
-                yield self.report(verdict.module, verdict.anchor, verdict.message, severity=verdict.severity)
+                yield self.report(verdict.module, verdict.anchor, verdict.message, severity=verdict.severity,
+                                  related=verdict.related)
 
 
 def batch_sampler_verdicts(project) -> List[Verdict]:
@@ -86,6 +89,7 @@ def _verdicts(project) -> List[Verdict]:
                 if severity is None:
                     continue
                 verdict = replace(verdict, severity=severity, message=verdict.message + host_note(severity))
+            verdict = replace(verdict, related=(obj.loader.module, obj.frame.module, *(r.module for r in runners)))
             key = value.cls.key
             if key not in by_class:
                 by_class[key] = []
@@ -97,7 +101,8 @@ def _verdicts(project) -> List[Verdict]:
         errors = [v for v in by_class[key] if v.code == verdict.code and v.severity == "error"]
         if errors:
             verdict = errors[0]
-        chosen.append(verdict)
+        related = {id(m): m for v in by_class[key] for m in v.related}
+        chosen.append(replace(verdict, related=tuple(related.values())))
     return chosen
 
 

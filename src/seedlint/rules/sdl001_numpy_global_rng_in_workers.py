@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Tuple
 
+from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
+from seedlint.analysis.seeds import EPOCH
+from seedlint.analysis.worker_init import worker_seedings
 from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Const
+from seedlint.facts.model import MODULE_CODE, Const
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS
-from seedlint.rules.base import Project, Rule, built, chosen, dataset_name, where
+from seedlint.rules.base import Project, Rule, built, built_in, chosen, dataset_name, where
 
 FIX_KIND = "add-worker-init-fn"
+HELPER_NAME = "seed_worker"
+"""The name the fix gives the function it inserts (numbered when the module spells it)."""
 
 
 class NumpyGlobalRngInWorkers(Rule):
@@ -111,8 +116,12 @@ class NumpyGlobalRngInWorkers(Rule):
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
         fixable = no_init and written and loader.positional and not loader.arguments_unknown
-        fix = Fix(FIX_KIND, loader.module.path, loader.call.span) if fixable else None
-        return self.report(loader.module, loader.call.span, message, fix)
+        fix = None
+        if fixable:
+            reused = _correct_seeder_in_module(project, loader, frame)
+            fix = Fix(FIX_KIND, loader.module.path, loader.call.span, True, ("reuse", reused) if reused else ("insert",))
+        return self.report(loader.module, loader.call.span, message, fix,
+                           related=(function.module, built_in(instance), frame.module))
 
     @staticmethod
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
@@ -170,4 +179,42 @@ def _seeds_numpy_itself(project: Project, run) -> bool:
         for call in reached.frame.function.function.calls:
             if flow.callee_names(call, reached.frame) & NUMPY_GLOBAL_SEEDERS:
                 return True
+    return False
+
+
+def _correct_seeder_in_module(project: Project, loader, frame) -> Optional[str]:
+    """A module-level function of the loader's module that, as this loader's
+    worker_init_fn, would seed NumPy from torch's per-worker seed and nothing fixed;
+    ``seed_worker`` first. The fix passes it rather than inserting another."""
+    module = loader.module
+    functions = [
+        f for f in module.functions.values()
+        if f.qualname == f.name and not f.is_lambda and f.class_name is None and module.toplevel.get(f.name) == "def"
+    ]
+    functions.sort(key=lambda f: (f.name != HELPER_NAME, f.span.line))
+    at_module_level = loader.function.qualname == MODULE_CODE
+    for function in functions:
+        if len([p for p, kind in zip(function.params, function.param_kinds) if kind in ("posonly", "normal")]) != 1:
+            continue
+        if at_module_level and function.span.line > loader.call.span.line:
+            continue
+        if _bound_elsewhere(module, function.name):
+            continue
+        init = FunctionObj(FunctionRef(module, function))
+        origins = [origin for seeding, origin in worker_seedings(project, loader, frame, init) if NUMPY in seeding.rngs]
+        if origins and all(o.kind == EPOCH and not o.raw for o in origins):
+            return function.name
+    return None
+
+
+def _bound_elsewhere(module, name: str) -> bool:
+    """The name is bound by something other than its def: an import, an assignment, a
+    parameter or local of some function, a ``global`` declaration."""
+    if name in module.imports:
+        return True
+    for function in module.functions.values():
+        if name in function.params or name in function.global_names:
+            return True
+        if any(assign.target == name for assign in function.assigns):
+            return True
     return False

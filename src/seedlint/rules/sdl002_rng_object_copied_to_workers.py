@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional
 
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.objects import ExternalInstance, FunctionObj, Instance
@@ -12,7 +12,7 @@ from seedlint.analysis.workers import Draw, WorkerRun
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, Const, DictDisplay, IfExp, ModuleFacts, Name, Seq, Span, Value
 from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS
-from seedlint.rules.base import Project, Rule, built, dataset_name, where
+from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, where
 
 FIX_KIND = "reseed-rng-object"
 KIND_LABELS = {
@@ -105,7 +105,7 @@ class RngObjectCopiedToWorkers(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
-        reported: Set[tuple] = set()
+        reported: Dict[tuple, Diagnostic] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 if not loaders.workers(loader, frame).may_be_positive:
@@ -124,12 +124,14 @@ class RngObjectCopiedToWorkers(Rule):
                         if creation is None:
                             continue
                         key = (creation.module.path, creation.span.line, creation.span.col)
+                        related = (loader.module, frame.module, built_in(instance), draws[0].reached.function.module)
                         if key in reported:
+                            add_related(reported[key], related)
                             continue
-                        reported.add(key)
-                        yield self._diagnostic(project, creation, draws, instance, loader)
+                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related)
+                        yield reported[key]
 
-    def _diagnostic(self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader) -> Diagnostic:
+    def _diagnostic(self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related) -> Diagnostic:
         first = draws[0]
         function = first.reached.function
         message = (
@@ -139,7 +141,7 @@ class RngObjectCopiedToWorkers(Rule):
             "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
             "epoch repeats them"
         )
-        return self.report(creation.module, creation.span, message, _fix(project, creation, draws))
+        return self.report(creation.module, creation.span, message, _fix(project, creation, draws), related=related)
 
 
 def _fix(project: Project, creation: Creation, draws: List[Draw]) -> Optional[Fix]:

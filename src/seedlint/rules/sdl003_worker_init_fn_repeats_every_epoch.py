@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Set, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
-from seedlint.analysis.objects import Frame, FunctionObj, Site
-from seedlint.analysis.reach import reachable
-from seedlint.analysis.seeds import Context, Origin, Seeding, describe
+from seedlint.analysis.objects import Frame, FunctionObj
+from seedlint.analysis.seeds import Origin, Seeding, describe
+from seedlint.analysis.worker_init import worker_seedings
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import UNKNOWN, Call, Span
 from seedlint.rng import NUMPY, PYTHON_RANDOM, STREAM_NAMES, TORCH
-from seedlint.rules.base import Project, Rule, where
+from seedlint.rules.base import Project, Rule, add_related, where
 
 FIX_KIND = "reseed-worker-from-initial-seed"
 
@@ -77,7 +76,7 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
-        reported: Set[Tuple[str, int, int]] = set()
+        reported: Dict[Tuple[str, int, int], Diagnostic] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 if not loaders.workers(loader, frame).may_be_positive or loaders.persistent(loader, frame) is not False:
@@ -95,12 +94,14 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
                             continue
                         key = (seeding.frame.module.path if not seeding.through_helper else value.function.module.path,
                                seeding.anchor.span.line, seeding.anchor.span.col)
+                        related = (loader.module, frame.module, value.function.module, seeding.frame.module)
                         if key in reported:
+                            add_related(reported[key], related)
                             continue
-                        reported.add(key)
-                        yield self._diagnostic(value, seeding, origin, relevant)
+                        reported[key] = self._diagnostic(value, seeding, origin, relevant, related)
+                        yield reported[key]
 
-    def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str]) -> Diagnostic:
+    def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str], related) -> Diagnostic:
         function = init.function.function
         init_name = "a lambda" if function.is_lambda else f"`{function.name}`"
         what = " and ".join(STREAM_NAMES[s] for s in sorted(relevant))
@@ -122,7 +123,7 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
             action = "torch" if seeding.rngs == {TORCH} else "reseed"
             fix = Fix(FIX_KIND, module.path, seeding.call.span, True, (action,))
         anchor_module = seeding.frame.module if not seeding.through_helper else _anchor_module(init, seeding)
-        return self.report(anchor_module, seeding.anchor.span, message, fix)
+        return self.report(anchor_module, seeding.anchor.span, message, fix, related=related)
 
 
 def _anchor_module(init: FunctionObj, seeding: Seeding):
@@ -137,53 +138,8 @@ def drawn_streams(project: Project, loader: LoaderCall, frame: Frame) -> FrozenS
     return frozenset(found & {NUMPY, PYTHON_RANDOM, TORCH})
 
 
-def init_frame(project: Project, loader: LoaderCall, frame: Frame, init: FunctionObj) -> Frame:
-    """The frame torch runs a worker_init_fn in: called with the worker id alone, after
-    the arguments a ``functools.partial`` binds."""
-    call = Call(UNKNOWN, (), (), loader.call.span)
-    site = Site(init.partial.frame if init.partial is not None else frame, call, 0, init.partial)
-    return project.flow.frame(init.function, init.receiver, site)
-
-
-def worker_context(project: Project, loader: LoaderCall, frame: Frame, init: FunctionObj, root: Frame) -> Context:
-    function = init.function.function
-    bound = len(init.partial.positional()) - 1 if init.partial is not None else 0
-    keywords = {k for k, _, _ in init.partial.keywords()} if init.partial is not None else set()
-    free = [p for p in function.params[bound:] if p not in keywords]
-    if init.receiver is not None and function.params and free and free[0] == function.params[0]:
-        free = free[1:]
-    worker = frozenset(f.function.key for f in reachable(project.flow, [root]))
-    varying = frozenset(_loop_names(loader))
-    return Context(worker, (init.function.key, free[0]) if free else None, varying)
-
-
-def _loop_names(loader: LoaderCall) -> List[Tuple[tuple, str]]:
-    """Locals of the loader's function that change between iterations of a loop around it."""
-    function = loader.function
-    found = []
-    for loop in function.loops:
-        if _contains(loop.span, loader.call.span):
-            if loop.target:
-                found.append(((loader.module.path, function.qualname), loop.target.split(".", 1)[0]))
-            found.extend(((loader.module.path, function.qualname), a.target) for a in loop.assigns if "." not in a.target)
-    return found
-
-
 def fixed_seedings(project: Project, loader: LoaderCall, frame: Frame, init: FunctionObj) -> Iterable[Tuple[Seeding, Origin]]:
     """Seedings a worker_init_fn makes (itself or in helpers) from a value fixed in every epoch."""
-    root = init_frame(project, loader, frame, init)
-    context = worker_context(project, loader, frame, init, root)
-    seeds = project.seeds
-    for call in root.function.function.calls:
-        if not project.flow.guards_may_hold(call.guards, root):
-            continue
-        for seeding in seeds.seedings(call, root, screen=False):
-            if seeding.seed is None or seeding.kind == "lightning":
-                continue
-            origin = seeds.origin(seeding.seed, seeding.frame, context)
-            if origin.fixed:
-                yield seeding, origin
-
-
-def _contains(outer: Span, inner: Span) -> bool:
-    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+    for seeding, origin in worker_seedings(project, loader, frame, init):
+        if origin.fixed:
+            yield seeding, origin

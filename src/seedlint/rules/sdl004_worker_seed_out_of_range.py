@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.seeds import EPOCH, Context
+from seedlint.analysis.worker_init import init_frame, worker_context
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Name
 from seedlint.rng import NUMPY_SEED_BELOW_2_32
-from seedlint.rules.base import Project, Rule
-from seedlint.rules.sdl003_worker_init_fn_repeats_every_epoch import init_frame, worker_context
+from seedlint.rules.base import Project, Rule, add_related
 
 FIX_KIND = "reduce-worker-seed-below-2-32"
 MAX_HELPER_DEPTH = 3
@@ -58,7 +58,7 @@ class WorkerSeedOutOfRange(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
-        reported: Set[Tuple[str, int, int]] = set()
+        reported: Dict[Tuple[str, int, int], Diagnostic] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 if not loaders.workers(loader, frame).may_be_positive:
@@ -76,12 +76,14 @@ class WorkerSeedOutOfRange(Rule):
                         found.extend(_raw_numpy_seedings(project, reached.frame, context, descend=False))
                 for holder, anchor, call in found:
                     key = (holder.module.path, anchor.span.line, anchor.span.col)
+                    related = (loader.module, frame.module)
                     if key in reported:
+                        add_related(reported[key], related)
                         continue
-                    reported.add(key)
-                    yield self._diagnostic(holder, anchor, call)
+                    reported[key] = self._diagnostic(holder, anchor, call, related)
+                    yield reported[key]
 
-    def _diagnostic(self, holder: Frame, anchor: Call, call: Call) -> Diagnostic:
+    def _diagnostic(self, holder: Frame, anchor: Call, call: Call, related) -> Diagnostic:
         spelled = call.func.dotted if isinstance(call.func, Name) else "np.random.seed"
         via = "" if call is anchor else f" (in `{_callee_name(anchor)}`)"
         message = (
@@ -89,7 +91,7 @@ class WorkerSeedOutOfRange(Rule):
             "every worker raises `ValueError: Seed must be between 0 and 2**32 - 1`"
         )
         fix = Fix(FIX_KIND, holder.module.path, call.span) if call is anchor else None
-        return self.report(holder.module, anchor.span, message, fix)
+        return self.report(holder.module, anchor.span, message, fix, related=related)
 
 
 def _callee_name(call: Call) -> str:

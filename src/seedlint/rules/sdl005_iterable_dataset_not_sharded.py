@@ -10,7 +10,7 @@ from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Attr, Call, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import WORKER_INFO, WORKER_SHARDING_HELPERS
-from seedlint.rules.base import Project, Rule, built
+from seedlint.rules.base import Project, Rule, built, built_in
 
 FIX_KIND = "shard-iterable-by-worker"
 ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})
@@ -104,7 +104,8 @@ class IterableDatasetNotSharded(Rule):
                     "workers, every sample arrives num_workers times per epoch"
                 )
                 fix = Fix(FIX_KIND, iter_method.module.path, iter_method.function.span, safe=False)
-                yield self.report(loader.module, loader.call.span, message, fix)
+                yield self.report(loader.module, loader.call.span, message, fix,
+                                  related=(iter_method.module, built_in(instance), frame.module))
                 break
 
     @staticmethod

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
-from seedlint.analysis.objects import Constant, Frame, FunctionObj, Instance
+from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
-from seedlint.rules.base import Project, Rule, where
+from seedlint.rules.base import Project, Rule, add_related, where
 
 FIX_KIND = "hoist-lambda"
 ROLES = ("worker_init_fn", "collate_fn")
@@ -110,8 +110,11 @@ class UnpicklableWorkerCallable(Rule):
                     error = method.name in PICKLING_METHODS
                     diagnostic = self._diagnostic(project, problem, role, method, error)
                     key = (problem.module.path, problem.span.line, problem.span.col)
+                    earlier = found[key][1].related if key in found else set()
                     if key not in found or (error and not found[key][0]):
                         found[key] = (error, diagnostic)
+                    found[key][1].related.update(earlier)
+                    add_related(found[key][1], (loader.module, frame.module))
         for _, diagnostic in found.values():
             yield diagnostic
 

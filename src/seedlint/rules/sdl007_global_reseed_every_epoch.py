@@ -89,7 +89,8 @@ class GlobalReseedEveryEpoch(Rule):
                     if not broken:
                         continue
                     reported.add(id(call))
-                    yield self.report(epoch_loop.module, call.span, self._message(seeding, broken, randomised[0]))
+                    yield self.report(epoch_loop.module, call.span, self._message(seeding, broken, randomised[0]),
+                                      related=[seeding.frame.module, *(obj.loader.module for obj in randomised)])
                     break
 
     @staticmethod

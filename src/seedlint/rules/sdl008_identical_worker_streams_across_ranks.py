@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Iterable, List, Optional, Set, Tuple
 
-from seedlint.analysis.objects import Constant, Frame, FunctionObj
+from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
@@ -128,7 +128,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                 f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every rank the {_callee(runner.call)} at "
                 f"{where(runner.module, runner.call.span)} starts, so worker k of every rank gets the same seed and draws "
                 "the same augmentations; add the rank to the seed, or seed with `seed_everything(seed, workers=True)`"
-            ))
+            ), related=(runner.module, seeding.frame.module))
         return None
 
     # ------------------------------------------------------------------ Lightning
@@ -151,7 +151,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             )
             fixable = workers is None and not seeding.call.star_kwargs and not seeding.through_helper
             fix = Fix(FIX_KIND, frame.module.path, call.span) if fixable else None
-            return self.report(frame.module, call.span, message, fix)
+            return self.report(frame.module, call.span, message, fix, related=(runner.module, seeding.frame.module))
         return None
 
     # ------------------------------------------------------------------ plain DDP
@@ -172,7 +172,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
             "worker k of every rank gets the same seed and draws the same augmentations; "
             "add the rank to the seed (e.g. `seed + rank`)"
-        ))
+        ), related=[seeding.frame.module, *(loader.module for loader in loaders)])
 
 
 LAUNCH_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Optional
 
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
 from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, Site
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Name, Value
+from seedlint.facts.model import MODULE_CODE, Name
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "insert-set-epoch"
@@ -92,7 +92,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 "is iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
                 "on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
-            yield self.report(epoch_loop.module, epoch_loop.loop.span, message, self._fix(project, epoch_loop, samplers))
+            yield self.report(epoch_loop.module, epoch_loop.loop.span, message, self._fix(project, epoch_loop, samplers),
+                              related=[o.loader.module for o, _ in samplers])
 
     # ------------------------------------------------------------------ the sampler
     def _shuffling_samplers(self, project: Project, obj: LoaderObject) -> List[Obj]:

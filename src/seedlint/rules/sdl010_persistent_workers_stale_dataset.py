@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Iterable, Iterator, Optional, Set, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
-from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
+from seedlint.analysis.loops import EpochLoop, contains
 from seedlint.analysis.objects import Instance
 from seedlint.diagnostics import Diagnostic
 from seedlint.facts.model import MODULE_CODE, Function, ModuleFacts, Name, Span
@@ -93,7 +93,7 @@ class PersistentWorkersStaleDataset(Rule):
                             "between epochs, but that loader has `persistent_workers=True`: its workers keep their "
                             "own copy of the dataset and never see the change"
                         )
-                        yield self.report(epoch_loop.module, span, message)
+                        yield self.report(epoch_loop.module, span, message, related=(obj.loader.module,))
 
     # ------------------------------------------------------------------ mutations in the loop
     def _mutations(self, epoch_loop: EpochLoop) -> Iterator[Tuple[Span, Name, Optional[str], str]]:

@@ -82,7 +82,8 @@ class PlainBatchSamplerDropped(Rule):
                 fix = None
                 if keyword is not None and loader.call.kwarg("batch_sampler") is value.site.call and self._fixable(loader.call, value.site.call):
                     fix = Fix(FIX_KIND, loader.module.path, keyword)
-                yield self.report(loader.module, anchor, message, fix, severity)
+                yield self.report(loader.module, anchor, message, fix, severity,
+                                  related=[obj.frame.module, *(r.module for r in runners)])
 
     @staticmethod
     def _fixable(loader: Call, sampler_call: Call) -> bool:

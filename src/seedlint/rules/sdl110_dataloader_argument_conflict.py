@@ -85,5 +85,5 @@ class DataloaderArgumentConflict(Rule):
                     f"`batch_sampler=` together with {', '.join(conflicts)}: torch raises `{TORCH_ERROR}` "
                     "when this DataLoader is built -- let the batch sampler decide batching, order and dropping"
                 )
-                yield self.report(loader.module, loader.call.span, message, fix)
+                yield self.report(loader.module, loader.call.span, message, fix, related=(frame.module,))
                 break
