@@ -111,7 +111,7 @@ def _run_as_nobody(args, cwd: Path) -> subprocess.CompletedProcess:
     if os.geteuid() != 0:
         return seedlint(*args, cwd=cwd)
     code = (
-        "import os, sys\n"
+        "import gettext, locale, os, sys\n"  # argparse imports locale lazily (Python 3.10)
         "import libcst, libcst.metadata, seedlint.cli, seedlint.engine, seedlint.facts.collector, seedlint.fixes\n"
         f"os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})\n"
         "sys.exit(seedlint.cli.main(sys.argv[1:]))\n"
