@@ -122,3 +122,26 @@ def test_flake8_plugin_does_no_analysis_when_sdl_is_not_selected(project):
     assert not (project / ".seedlint_cache").exists()
     run("flake8", "--select=E9,SDL", ".", cwd=project, check_exit=1)
     assert (project / ".seedlint_cache").exists()
+
+
+def test_version_and_help_load_neither_engine_nor_rules():
+    probe = (
+        "import sys\n"
+        "from seedlint import cli\n"
+        "for argv in (['--version'], ['--help']):\n"
+        "    try:\n"
+        "        cli.main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "loaded = [m for m in ('seedlint.engine', 'seedlint.rules', 'seedlint.analysis.flow', 'libcst') if m in sys.modules]\n"
+        "print('LOADED', loaded)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert "LOADED []" in completed.stdout, completed.stdout
+
+
+def test_format_choices_are_the_reporters():
+    from seedlint import cli
+    from seedlint.report import FORMATS
+
+    assert tuple(sorted(FORMATS)) == cli.FORMAT_NAMES

@@ -14,12 +14,11 @@ import sys
 import threading
 from typing import List, Optional, TextIO
 
-from seedlint import __version__, api
-from seedlint.cache import default_cache
-from seedlint.config import ConfigError, load_settings, unknown_codes, version_option
-from seedlint.docs import rule_page
-from seedlint.report import FORMATS, statistics, text
-from seedlint.rules import BY_CODE, RULES
+from seedlint import __version__
+
+# The engine, the rules and the reporters are imported once the command line is parsed, so
+# `seedlint --version` and `--help` load nothing but argparse.
+FORMAT_NAMES = ("github", "json", "sarif", "text")
 
 PROGRESS_AFTER = 1.0
 """Seconds a run on a terminal may take before a progress line appears on stderr."""
@@ -50,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument("--list-rules", action="store_true", help="list every rule")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     parser.add_argument("--show-fixes", action="store_true", help="after --fix, list the fixes applied per file")
-    parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
     parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
     parser.add_argument("--select", type=_codes, help="rule codes or prefixes to enable, comma-separated")
@@ -74,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _overrides(args: argparse.Namespace) -> dict:
+    from seedlint.config import version_option
+
     found = {}
     for option in ("select", "extend_select", "ignore", "extend_exclude"):
         value = getattr(args, option)
@@ -91,6 +92,9 @@ def _overrides(args: argparse.Namespace) -> dict:
 
 
 def _explain(code: str) -> int:
+    from seedlint.docs import rule_page
+    from seedlint.rules import BY_CODE
+
     rule = BY_CODE.get(code.upper())
     if rule is None:
         print(f"seedlint: error: unknown rule {code!r}; see `seedlint --list-rules`", file=sys.stderr)
@@ -100,6 +104,8 @@ def _explain(code: str) -> int:
 
 
 def _list_rules() -> int:
+    from seedlint.rules import RULES
+
     for rule in RULES:
         fix = {"safe": "fix", "unsafe": "unsafe fix", None: ""}[rule.fix_safety]
         print(f"{rule.code}  {rule.name:<42} {rule.severity:<8} {fix}".rstrip())
@@ -117,7 +123,7 @@ def _use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _diff(outcome: api.Outcome) -> str:
+def _diff(outcome) -> str:
     chunks = []
     for shown, (original, new) in sorted(outcome.new_text.items()):
         chunks.extend(
@@ -187,6 +193,11 @@ def _usage_error(message: str) -> int:
 def _main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from seedlint import api
+    from seedlint.cache import default_cache
+    from seedlint.config import ConfigError, load_settings, unknown_codes
+    from seedlint.rules import RULES
+
     if args.explain:
         return _explain(args.explain)
     if args.list_rules:
@@ -245,7 +256,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     return 0 if args.exit_zero or not outcome.diagnostics else 1
 
 
-def _fixed_stdin(outcome: api.Outcome, stdin, args) -> int:
+def _fixed_stdin(outcome, stdin, args) -> int:
     """``seedlint --fix - --stdin-filename F``: the fixed text on stdout, what remains on stderr."""
     filename, original = stdin
     new = next(iter(outcome.new_text.values()))[1] if outcome.new_text else original
@@ -258,7 +269,11 @@ def _fixed_stdin(outcome: api.Outcome, stdin, args) -> int:
     return 0 if args.exit_zero or not outcome.diagnostics else 1
 
 
-def _report(outcome: api.Outcome, settings, args, output: TextIO) -> None:
+def _report(outcome, settings, args, output: TextIO) -> None:
+    from seedlint import api
+    from seedlint.report import FORMATS, statistics, text
+    from seedlint.rules import RULES
+
     remaining = outcome.diagnostics
 
     def applied_by_fix(d) -> bool:
