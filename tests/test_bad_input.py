@@ -112,7 +112,8 @@ def _run_as_nobody(args, cwd: Path) -> subprocess.CompletedProcess:
         return seedlint(*args, cwd=cwd)
     code = (
         "import gettext, locale, os, sys\n"  # argparse imports locale lazily (Python 3.10)
-        "import libcst, libcst.metadata, seedlint.cli, seedlint.engine, seedlint.facts.collector, seedlint.fixes\n"
+        "import libcst, libcst.metadata, seedlint.cli, seedlint.api, seedlint.engine, seedlint.report, seedlint.rules\n"
+        "import seedlint.facts.collector, seedlint.fixes\n"
         f"os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})\n"
         "sys.exit(seedlint.cli.main(sys.argv[1:]))\n"
     )
