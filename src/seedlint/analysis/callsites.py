@@ -68,6 +68,8 @@ class CallSites:
         self._memo: Dict[tuple, Tuple[List[Site], bool]] = {}
         self._by_spelling: Dict[str, Dict[str, List[Tuple[Function, Call]]]] = {}
         self._applications: Dict[Tuple[str, str], Call] = {}
+        self._decorated: Dict[str, Dict[str, List[Call]]] = {}
+        """Per module: the spelled decorator -> its applications (``deco(cls)`` calls)."""
         self._budget = MAX_NEW_FILES_PER_RUN
 
     def of(self, frame: Frame) -> Tuple[List[Site], bool]:
@@ -205,13 +207,17 @@ class CallSites:
 
     def _decorator_applications(self, module: ModuleFacts, names: Set[str]) -> List[Call]:
         """``@deco`` on a module-level class or function, as the call ``deco(cls)``."""
+        table = self._decorated.get(module.path)
+        if table is None:
+            table = self._decorated[module.path] = {}
+            for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
+                if "." in definition.qualname:
+                    continue
+                for decorator in definition.decorators:
+                    table.setdefault(spelled(decorator), []).append(self._application(module, definition, decorator))
         found: List[Call] = []
-        for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
-            if "." in definition.qualname:
-                continue
-            for decorator in definition.decorators:
-                if spelled(decorator) in names:
-                    found.append(self._application(module, definition, decorator))
+        for name in sorted(names):
+            found.extend(table.get(name, ()))
         return found
 
     def _application(self, module: ModuleFacts, definition, decorator: Value) -> Call:

@@ -101,6 +101,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None  # inside a seeding helper: judged where the helper is called
         if seeding.kind == "lightning" and not _multi_process_trainers(project):
             return None
+        if seeding.kind != "lightning" and not (_multi_process_trainers(project) or _starts_process_groups(project)):
+            return None  # nothing starts several ranks: no need to evaluate the seed
         origin = project.seeds.origin(seeding.seed, seeding.frame)
         if not origin.fixed or origin.rank_dependent:
             return None
@@ -186,11 +188,18 @@ def _multi_process_trainers(project: Project) -> list:
 
 
 def _starts_process_groups(project: Project) -> bool:
-    """Some analysed module spells a call of ``init_process_group`` (a plain DDP program)."""
-    return project.memo("starts-process-groups", lambda: any(
-        _last(call) == "init_process_group"
-        for module in list(project.index.modules.values()) for _, call in module.all_calls()
-    ))
+    """Some module spells a call of ``init_process_group`` (a plain DDP program): among the
+    project's files when the run knows them (whatever the analysis has loaded so far), else
+    among the analysed modules."""
+
+    def spelled_somewhere() -> bool:
+        files = project.flow.files
+        modules = list(project.index.modules.values())
+        if files is not None:
+            modules = [m for m in (project.index.load_file(p) for p in files.mentioning(["init_process_group"])) if m]
+        return any(_last(call) == "init_process_group" for module in modules for _, call in module.all_calls())
+
+    return project.memo("starts-process-groups", spelled_somewhere)
 
 
 def _may_run_several_ranks(project: Project) -> bool:
