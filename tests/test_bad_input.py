@@ -248,6 +248,16 @@ def test_owner_is_kept_when_root_fixes_a_users_file(tree):
     assert (tree / "good.py").read_text() == FIXED
 
 
+def test_a_link_to_a_file_of_the_tree_is_checked_once_under_the_files_own_path(tree):
+    """The link is met first (a directory's files come before its subdirectories)."""
+    (tree / "recipes").mkdir()
+    shutil.move(tree / "good.py", tree / "recipes" / "good.py")
+    os.symlink(Path("recipes") / "good.py", tree / "a_shared_copy.py")
+    completed = seedlint(".", cwd=tree)
+    findings = [line for line in completed.stdout.splitlines() if " SDL001 " in line]
+    assert len(findings) == 1 and findings[0].startswith("recipes/good.py:16:12: SDL001 "), completed.stdout
+
+
 def test_fix_through_a_symlink_rewrites_the_target_and_keeps_the_link(tree):
     (tree / "real").mkdir()
     shutil.move(tree / "good.py", tree / "real" / "target.py")

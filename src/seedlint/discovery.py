@@ -82,33 +82,46 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
                 seen.add(os.path.realpath(absolute))
                 yield Target(given, absolute)
             continue
-        gitignore = _GitIgnore()
-        top = os.path.abspath(given)
-        for directory, subdirs, files in os.walk(top):
-            gitignore.read(directory)
-            relative_dir = os.path.relpath(directory, top)
-            kept = []
-            for sub in sorted(subdirs):
-                full = os.path.join(directory, sub)
-                relative = os.path.normpath(os.path.join(relative_dir, sub)).replace(os.sep, "/")
-                if _matches(sub, relative, excludes) or gitignore.ignored(full, True) or os.path.islink(full):
-                    continue
-                kept.append(sub)
-            subdirs[:] = kept
-            for name in sorted(files):
-                if not name.endswith(".py"):
-                    continue
-                full = os.path.join(directory, name)
-                relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")
-                if _matches(name, relative, excludes) or gitignore.ignored(full, False):
-                    continue
-                absolute = os.path.abspath(full)
-                real = os.path.realpath(absolute)
-                if real in seen:
-                    continue
-                seen.add(real)
-                shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
-                yield Target(shown, absolute)
+        found: List[Tuple[str, str, str]] = []
+        for shown, absolute in _walk(given, excludes):
+            found.append((shown, absolute, os.path.realpath(absolute)))
+        # Reached twice (a symbolic link to a file of the same tree): checked once, under the
+        # file's own path rather than the link's.
+        preferred = {}
+        for shown, absolute, real in found:
+            if real not in preferred or (preferred[real] != real and absolute == real):
+                preferred[real] = absolute
+        for shown, absolute, real in found:
+            if real in seen or preferred[real] != absolute:
+                continue
+            seen.add(real)
+            yield Target(shown, absolute)
+
+
+def _walk(given: str, excludes: Sequence[str]) -> Iterator[Tuple[str, str]]:
+    """(shown, absolute) of the Python files under the directory ``given``, in order."""
+    gitignore = _GitIgnore()
+    top = os.path.abspath(given)
+    for directory, subdirs, files in os.walk(top):
+        gitignore.read(directory)
+        relative_dir = os.path.relpath(directory, top)
+        kept = []
+        for sub in sorted(subdirs):
+            full = os.path.join(directory, sub)
+            relative = os.path.normpath(os.path.join(relative_dir, sub)).replace(os.sep, "/")
+            if _matches(sub, relative, excludes) or gitignore.ignored(full, True) or os.path.islink(full):
+                continue
+            kept.append(sub)
+        subdirs[:] = kept
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            full = os.path.join(directory, name)
+            relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")
+            if _matches(name, relative, excludes) or gitignore.ignored(full, False):
+                continue
+            shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
+            yield shown, os.path.abspath(full)
 
 
 def mentions_any(raw: bytes, tokens: Iterable[bytes]) -> bool:

@@ -250,10 +250,10 @@ class Engine:
         root = self.settings.project_root
         if root is None or not given:
             return None
-        given_paths = {t.absolute for t in given}
+        given_paths = {os.path.realpath(t.absolute) for t in given}
         scope = list(given)
         for target in discover([root], self.settings):
-            if target.absolute not in given_paths:
+            if os.path.realpath(target.absolute) not in given_paths:
                 scope.append(Target(_shown_path(target.absolute), target.absolute))
         return scope if len(scope) > len(given) else None
 
