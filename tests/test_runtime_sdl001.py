@@ -33,3 +33,19 @@ def test_current_torch_reseeds_numpy_itself(fixture, monkeypatch):
     module = load_module(FIXTURES / fixture)
     first, second = epochs_of_values(module.make_loader(), legacy_numpy_seeding=False)
     assert duplicate_count(first + second) == 0
+
+
+def test_fix_through_a_loader_class_chosen_at_run_time_runs_with_both_classes(monkeypatch):
+    """The fix adds ``worker_init_fn=`` to a call that builds torch's DataLoader or a
+    subclass forwarding ``**kwargs``: both accept it, and the workers draw apart."""
+    module = load_module(FIXTURES / "flow_loader_class_chosen_by_flag" / "loaders.fixed.py")
+    plain = module.create_loader(32, 4, 2, weighted=True)
+    assert type(plain).__name__ == "DataLoader" and plain.worker_init_fn is module.seed_worker
+    first, second = epochs_of_values(plain, monkeypatch=monkeypatch)
+    scaled = [row for row in first + second if any(row)]  # sample 0 is all zeros whatever the gain
+    assert len(scaled) == 62 and duplicate_count(scaled) == 0
+    repeating = module.create_loader(32, 4, 2, weighted=False)
+    assert type(repeating).__name__ == "RepeatingLoader" and repeating.worker_init_fn is module.seed_worker
+    values = [tuple(row) for batch in repeating for row in batch.reshape(batch.shape[0], -1).tolist()]
+    scaled = [row for row in values if any(row)]
+    assert len(values) == 32 and duplicate_count(scaled) == 0

@@ -34,7 +34,7 @@ from seedlint.analysis.objects import (
     may_be_unknown,
     ordered,
 )
-from seedlint.facts.model import MODULE_CODE, Call, Function, ModuleFacts, Name, Value
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, ModuleFacts, Name, Value
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TORCH_POSITIONS = {
@@ -191,6 +191,27 @@ class Loaders:
         if not kinds:
             return None
         return all(kinds)
+
+    def accepts_keyword(self, loader: LoaderCall, name: str) -> bool:
+        """Every class the call may build takes ``name=`` and hands it on to torch's
+        DataLoader: torch's own, a subclass without an ``__init__``, or one whose
+        ``__init__`` names the parameter or forwards its ``**kwargs`` to the base
+        initialiser (``super().__init__(*args, **kwargs)``)."""
+        if loader.owner is not None:
+            return False
+        frame = self.flow.function_frame(loader.module, loader.function)
+        classes = list(self.flow.callee_objects(loader.call, frame))
+        if not classes:
+            return False
+        for obj in classes:
+            if isinstance(obj, External) and obj.qualified in TORCH_LOADERS:
+                continue
+            if not (isinstance(obj, ClassObj) and self.is_loader_class(obj.cls)):
+                return False
+            init = self.index.method(obj.cls, "__init__")
+            if init is not None and not _takes_and_forwards(init.function, name):
+                return False
+        return True
 
     def _spelled_like_a_loader(self, func: Value, function: Function) -> bool:
         """The cheap screen: the callee is spelled (or imported) as a loader, or is a local
@@ -352,6 +373,25 @@ class Loaders:
 
     def built_in(self, loader: LoaderCall) -> str:
         return f"{loader.module.path}:{loader.call.span.line}"
+
+
+def _takes_and_forwards(init: Function, name: str) -> bool:
+    """``__init__`` names the parameter, or passes its ``**kwargs`` to a base initialiser."""
+    kinds = dict(zip(init.params, init.param_kinds))
+    if kinds.get(name) in ("normal", "kwonly"):
+        return True
+    packed = [p for p, kind in kinds.items() if kind == "starstar"]
+    if not packed:
+        return False
+    for call in init.calls:
+        initialiser = (isinstance(call.func, Name) and call.func.dotted.endswith(".__init__")) or (
+            isinstance(call.func, Attr) and call.func.attr == "__init__"
+        )
+        if not (call.star_kwargs and initialiser):
+            continue
+        if any(isinstance(v, Name) and v.dotted == packed[0] for v in call.double_stars):
+            return True
+    return False
 
 
 def _without_explicit_self(call: Call) -> Call:

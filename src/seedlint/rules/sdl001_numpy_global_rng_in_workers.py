@@ -115,7 +115,8 @@ class NumpyGlobalRngInWorkers(Rule):
             + f": {effect}"
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
-        fixable = no_init and written and loader.positional and not loader.arguments_unknown
+        takes_it = loader.positional or project.loaders.accepts_keyword(loader, "worker_init_fn")
+        fixable = no_init and written and takes_it and not loader.arguments_unknown
         fix = None
         if fixable:
             reused = _correct_seeder_in_module(project, loader, frame)
