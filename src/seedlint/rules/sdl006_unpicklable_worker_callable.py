@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
+from seedlint.facts.model import MODULE_CODE, Call, Const, Function, ModuleFacts, Name, Span, Value
 from seedlint.rules.base import Project, Rule, add_related, where
 
 FIX_KIND = "hoist-lambda"
@@ -16,6 +16,9 @@ ROLES = ("worker_init_fn", "collate_fn")
 PICKLING_METHODS = ("spawn", "forkserver")
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CONTEXT_GETTERS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
+PROGRAM_LEVELS = 3
+MAX_CALLERS = 8
+"""How far up the calls a ``set_start_method`` in another module still counts as the loader's program."""
 
 
 @dataclass(frozen=True)
@@ -97,13 +100,13 @@ class UnpicklableWorkerCallable(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
-        default_method = _start_method_in_code(project)
+        set_in_code = _start_methods_in_code(project)
         found: Dict[Tuple[str, int, int], Tuple[bool, Diagnostic]] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 if not loaders.workers(loader, frame).may_be_positive:
                     continue
-                method = _loader_context(project, loader, frame) or default_method
+                method = _loader_context(project, loader, frame) or _start_method_of_program(project, loader, set_in_code)
                 if method.name == "fork":
                     continue
                 for problem, role in self._problems(project, loader, frame):
@@ -223,11 +226,10 @@ def _context_method(project: Project, value) -> Optional[str]:
     return None
 
 
-def _start_method_in_code(project: Project) -> StartMethod:
-    """The start method a ``set_start_method`` call in the checked files sets; spawn and
-    forkserver win over fork when several are set."""
+def _start_methods_in_code(project: Project) -> List[Tuple[str, StartMethod]]:
+    """(module path, start method) of each ``set_start_method`` call in the checked files."""
     flow = project.flow
-    seen: List[StartMethod] = []
+    seen: List[Tuple[str, StartMethod]] = []
     for module in project.modules:
         for function, call in module.all_calls():
             if not isinstance(call.func, Name) or "set_start_method" not in call.func.dotted:
@@ -236,8 +238,38 @@ def _start_method_in_code(project: Project) -> StartMethod:
                 continue
             argument = call.argument("method", 0)
             if isinstance(argument, Const) and isinstance(argument.value, str):
-                seen.append(StartMethod(argument.value, f"set_start_method at {where(module, call.span)}"))
-    for method in seen:
+                seen.append((module.path, StartMethod(argument.value, f"set_start_method at {where(module, call.span)}")))
+    return seen
+
+
+def _start_method_of_program(project: Project, loader: LoaderCall, set_in_code: List[Tuple[str, StartMethod]]) -> StartMethod:
+    """The start method set in the loader's own program: its module, or a module whose
+    functions call the loader's function (up to three calls up). An unrelated script's
+    ``set_start_method`` says nothing about this loader. spawn and forkserver win over fork."""
+    if not set_in_code:
+        return StartMethod(None)
+    modules = _program_modules(project, loader)
+    methods = [method for path, method in set_in_code if path in modules]
+    for method in methods:
         if method.name in PICKLING_METHODS:
             return method
-    return seen[0] if seen else StartMethod(None)
+    return methods[0] if methods else StartMethod(None)
+
+
+def _program_modules(project: Project, loader: LoaderCall) -> Set[str]:
+    flow = project.flow
+    paths = {loader.module.path}
+    frontier = [flow.function_frame(loader.module, loader.function)]
+    for _ in range(PROGRAM_LEVELS):
+        callers = []
+        for frame in frontier:
+            if frame.function.function.qualname == MODULE_CODE:
+                continue
+            sites, _ = flow.callsites.of(frame)
+            for site in sites[:MAX_CALLERS]:
+                caller = flow.function_frame(site.frame.module, site.frame.function.function)
+                if caller.key not in {f.key for f in callers}:
+                    callers.append(caller)
+                paths.add(site.frame.module.path)
+        frontier = callers
+    return paths
