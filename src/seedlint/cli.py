@@ -168,7 +168,13 @@ class _Progress:
 
 def main(argv: Optional[List[str]] = None) -> int:
     try:
-        return _main(argv)
+        try:
+            return _main(argv)
+        finally:
+            if os.environ.get("SEEDLINT_TIMINGS"):
+                from seedlint import timing
+
+                timing.write()
     except KeyboardInterrupt:
         print("seedlint: interrupted", file=sys.stderr)
         return 130

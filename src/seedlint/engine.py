@@ -27,6 +27,7 @@ from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.index import ProjectIndex, module_identity
 from seedlint.prefilter import uses_any
 from seedlint.rules import RULES, Project, Rule
+from seedlint import timing
 from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
 
 MAX_FIX_ROUNDS = 10
@@ -69,11 +70,13 @@ def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputErr
 
     path, text, name, is_package = job
     try:
-        module = cst.parse_module(text)
+        with timing.phase("parse"):
+            module = cst.parse_module(text)
     except Exception as error:  # ParserSyntaxError, and RecursionError on pathological nesting
         return parse_error(path, error, text)
     try:
-        return collect_facts(module, name, path, is_package, text)
+        with timing.phase("facts"):
+            return collect_facts(module, name, path, is_package, text)
     except Exception as error:  # an internal error: this file is not analysed, the run goes on
         return InputError(path, f"internal error while analysing this file, skipped: {error!r}")
     finally:
@@ -107,7 +110,9 @@ def collection_paused() -> Iterator[None]:
 
 def _root_facts(job: Tuple[str, str, str, bool, FrozenSet[str], Optional[ast.AST]]) -> Union[ModuleFacts, InputError, str]:
     path, text, name, is_package, names, tree = job
-    if not uses_any(text, names, tree):
+    with timing.phase("prefilter"):
+        used = uses_any(text, names, tree)
+    if not used:
         return NOT_USED
     return _parse_facts((path, text, name, is_package))
 
@@ -238,11 +243,26 @@ class Engine:
         """Diagnostics for the files under ``paths``. The project those files belong to is
         analysed whole, so a run over some of its files reports what a run over all of
         them reports there, plus findings elsewhere that depend on them."""
-        given = list(discover(paths, self.settings))
-        scope = self.project_scope(given)
+        paths = list(paths)
+        with timing.phase("discovery"):
+            given = list(discover(paths, self.settings))
+            scope = None if self._covers_project(paths) else self.project_scope(given)
         if scope is None:
             return self._check_targets(given)
         return restricted(self._check_targets(scope), given)
+
+    def _covers_project(self, paths: List[str]) -> bool:
+        """A given directory holds the whole project (``seedlint .`` at its root)."""
+        root = self.settings.project_root
+        if root is None:
+            return False
+        real_root = os.path.realpath(root)
+        for path in paths:
+            if os.path.isdir(path):
+                real = os.path.realpath(path)
+                if real_root == real or real_root.startswith(real + os.sep):
+                    return True
+        return False
 
     def project_scope(self, given: List[Target]) -> Optional[List[Target]]:
         """Every file of the project (under its root, with the configured excludes) plus
@@ -437,30 +457,31 @@ class Engine:
         roots: List[ModuleFacts] = []
         linted: Dict[str, str] = {}
         candidates = []
-        for target in targets:
-            source = self._load_source(target.absolute, overrides, target.shown)
-            if isinstance(source, InputError):
-                result.errors.append(source)
-                continue
-            if not _is_python(target.absolute, source.raw):
-                kind = "a notebook; notebooks are not checked" if target.absolute.endswith(".ipynb") else "not a Python file"
-                result.errors.append(InputError(target.shown, kind))
-                continue
-            result.files_checked += 1
-            result.checked.add(target.absolute)
-            linted[target.absolute] = target.shown
-            self._shown[target.absolute] = target.shown
-            raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
-            if not self.mentions(raw):
-                self._seen.setdefault(target.absolute, (len(raw), hash(raw)))
-            else:
-                self._sources.setdefault(target.absolute, source)  # the text only of files a rule can start from
-                too_large = too_large_to_parse(source)
-                if too_large is not None:
-                    result.errors.append(too_large)
+        with timing.phase("read"):
+            for target in targets:
+                source = self._load_source(target.absolute, overrides, target.shown)
+                if isinstance(source, InputError):
+                    result.errors.append(source)
                     continue
-                name, root, is_package = module_identity(target.absolute)
-                candidates.append((target, source, name, root, is_package))
+                if not _is_python(target.absolute, source.raw):
+                    kind = "a notebook; notebooks are not checked" if target.absolute.endswith(".ipynb") else "not a Python file"
+                    result.errors.append(InputError(target.shown, kind))
+                    continue
+                result.files_checked += 1
+                result.checked.add(target.absolute)
+                linted[target.absolute] = target.shown
+                self._shown[target.absolute] = target.shown
+                raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
+                if not self.mentions(raw):
+                    self._seen.setdefault(target.absolute, (len(raw), hash(raw)))
+                else:
+                    self._sources.setdefault(target.absolute, source)  # the text only of files a rule can start from
+                    too_large = too_large_to_parse(source)
+                    if too_large is not None:
+                        result.errors.append(too_large)
+                        continue
+                    name, root, is_package = module_identity(target.absolute)
+                    candidates.append((target, source, name, root, is_package))
         verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names, trees)
         for (target, _, _, root, _), facts in zip(candidates, verdicts):
             if isinstance(facts, str):
@@ -472,7 +493,8 @@ class Engine:
             roots.append(facts)
         project = Project(index, roots, self.settings, ProjectFiles(t.absolute for t in targets))
         for rule in self.rules:
-            found = self._run_rule(rule, project, linted, result)
+            with timing.phase("rules"):
+                found = self._run_rule(rule, project, linted, result)
             for diagnostic in found:
                 absolute = os.path.abspath(diagnostic.path)
                 if absolute not in linted or self._suppressed(index, absolute, diagnostic):

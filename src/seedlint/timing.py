@@ -1,0 +1,47 @@
+"""Where a run's time goes, for the benchmark: seconds per phase (discovery, reading and
+the byte prefilter, the syntax-tree prefilter, parsing, facts, rules with the analysis
+they ask for). A phase entered inside another (a module parsed while a rule runs) is
+counted in the inner phase only.
+
+Off unless ``SEEDLINT_TIMINGS`` names a file: the CLI then writes the totals there as JSON
+when it ends. Parsing done in worker processes (``--jobs`` above 1) is not seen; the
+benchmark measures the split with ``--jobs 1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from contextlib import contextmanager
+from typing import Dict, Iterator, List
+
+ENABLED = bool(os.environ.get("SEEDLINT_TIMINGS"))
+TOTALS: Dict[str, float] = {}
+_STACK: List[List] = []  # [phase, started, time spent in inner phases]
+
+
+@contextmanager
+def phase(name: str) -> Iterator[None]:
+    if not ENABLED:
+        yield
+        return
+    entry = [name, time.perf_counter(), 0.0]
+    _STACK.append(entry)
+    try:
+        yield
+    finally:
+        _STACK.pop()
+        spent = time.perf_counter() - entry[1]
+        TOTALS[name] = TOTALS.get(name, 0.0) + spent - entry[2]
+        if _STACK:
+            _STACK[-1][2] += spent
+
+
+def write() -> None:
+    """Write the totals to the file ``SEEDLINT_TIMINGS`` names (when it names one)."""
+    target = os.environ.get("SEEDLINT_TIMINGS")
+    if not target:
+        return
+    with open(target, "w", encoding="utf-8") as handle:
+        json.dump({name: round(seconds, 4) for name, seconds in sorted(TOTALS.items())}, handle)
