@@ -166,3 +166,49 @@ def test_flake8_reports_what_the_whole_run_reports(project):
     for jobs in ("1", "2"):
         run = _run(project, "flake8", "--select=SDL", f"--jobs={jobs}", ".")
         assert set(_findings(run.stdout)) == EXPECTED, (jobs, run.stdout, run.stderr)
+
+
+NESTED = {
+    "pyproject.toml": '[project]\nname = "vision"\ndependencies = ["torch>=2.0"]\n',
+    "vision/__init__.py": "",
+    "vision/noise.py": '''
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+
+class Noise(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return np.random.rand()
+
+
+def library_loader():
+    return DataLoader(Noise(), num_workers=2)
+''',
+    "examples/legacy/requirements.txt": "torch>=1.7,<1.9\n",
+    "examples/legacy/train.py": '''
+from torch.utils.data import DataLoader
+
+from vision.noise import Noise
+
+
+def example_loader():
+    return DataLoader(Noise(), num_workers=2)
+''',
+}
+
+
+def test_a_folder_with_its_own_requirements_is_judged_by_them_however_run(tmp_path):
+    """An example folder pins torch < 1.9 for itself; the package above needs torch >= 2.0.
+    SDL001 holds for the example's loader only, in every way of running seedlint."""
+    for relative, text in NESTED.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text.lstrip("\n"))
+    expected = {("examples/legacy/train.py", 7, "SDL001")}
+    assert set(_findings(_run(tmp_path, "seedlint", "--no-cache", ".").stdout)) == expected
+    assert set(_findings(_run(tmp_path, "seedlint", "--no-cache", "examples/legacy/train.py").stdout)) == expected
+    assert set(_findings(_run(tmp_path, "seedlint", "--no-cache", "vision/noise.py").stdout)) == expected
+    assert set(_findings(_run(tmp_path, "flake8", "--select=SDL", ".").stdout)) == expected

@@ -31,6 +31,10 @@ DEFAULT_EXCLUDES = (
 )
 
 
+VERSION_SETTINGS = (("torch", "torch_version"), ("lightning", "lightning_version"), ("python", "python_version"))
+"""The packages whose declared versions rules read, and the settings that hold them."""
+
+
 @dataclass(frozen=True)
 class Settings:
     select: Tuple[str, ...] = ("SDL",)
@@ -49,6 +53,9 @@ class Settings:
     severity: Tuple[Tuple[str, str], ...] = ()
     """Codes or prefixes and the severity their diagnostics get ("error" or "warning")."""
     project_root: Optional[str] = None
+    pinned_versions: Tuple[str, ...] = ()
+    """Packages ("torch", "lightning", "python") whose version the command line or
+    ``[tool.seedlint]`` sets: the same for every file, whatever a folder declares."""
     config_file: Optional[str] = None
     line_length: int = 88
     """The project's line length (see ``line_length``): fixes wrap calls they make longer."""
@@ -240,7 +247,9 @@ def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = Non
             raise ConfigError(f"{config_file}: {error}") from None
         settings = replace(settings, config_file=config_file)
     root = os.path.dirname(config_file) if config_file else find_project_root(start)
-    settings = replace(settings, project_root=root, line_length=declared_line_length(root))
+    pinned = tuple(k for k, attr in VERSION_SETTINGS if getattr(settings, attr).declared)
+    pinned += tuple(k for k, attr in VERSION_SETTINGS if overrides and attr in overrides)
+    settings = replace(settings, project_root=root, line_length=declared_line_length(root), pinned_versions=pinned)
     declared = declared_versions(root)
     if not settings.torch_version.declared and "torch" in declared:
         settings = replace(settings, torch_version=declared["torch"])

@@ -28,6 +28,8 @@ PACKAGES = {
     "lightning-fabric": "lightning",
 }
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", ".git")
+STRONG_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+"""Markers of a repository or package root, which a nested requirements file does not end."""
 _REQUIREMENT = re.compile(
     r"""(?ix)(?:^|[\s"'\[,])
     (torch|pytorch|lightning|pytorch[-_]lightning|lightning[-_]fabric)
@@ -143,13 +145,21 @@ def requirements_in(text: str, source: str) -> Dict[str, VersionRange]:
 
 
 def find_project_root(start: str) -> Optional[str]:
+    """The directory of the project ``start`` belongs to: the nearest one above it with a
+    pyproject.toml, setup.py, setup.cfg or .git; else the nearest with any project marker
+    (a requirements file). A folder that only has its own requirements.txt (an example
+    inside a repository) stays part of the repository, whichever file a run starts from;
+    its files still get the versions that folder declares (``nearest_declarations``)."""
     directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    nearest = None
     while True:
-        if any(os.path.exists(os.path.join(directory, marker)) for marker in PROJECT_MARKERS):
+        if any(os.path.exists(os.path.join(directory, marker)) for marker in STRONG_MARKERS):
             return directory
+        if nearest is None and any(os.path.exists(os.path.join(directory, marker)) for marker in PROJECT_MARKERS):
+            nearest = directory
         parent = os.path.dirname(directory)
         if parent == directory:
-            return None
+            return nearest
         directory = parent
 
 
@@ -200,6 +210,27 @@ def declared_versions(project_root: Optional[str]) -> Dict[str, VersionRange]:
     if python is not None:
         found["python"] = python
     return found
+
+
+def nearest_declarations(directory: str, project_root: Optional[str]) -> Dict[str, VersionRange]:
+    """Per package, the declaration nearest to ``directory``: an example folder with its own
+    requirements.txt declares for its files, and what it leaves out comes from the folders
+    above it, up to the project root."""
+    found: Dict[str, VersionRange] = {}
+    current = os.path.abspath(directory)
+    top = os.path.abspath(project_root) if project_root else None
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
+            for package, declared in declared_versions(current).items():
+                found.setdefault(package, declared)
+            if top is None:
+                return found
+        if current == top:
+            return found
+        parent = os.path.dirname(current)
+        if parent == current or (top is not None and not (parent + os.sep).startswith(top + os.sep) and parent != top):
+            return found
+        current = parent
 
 
 _PYTHON_REQUIRES = re.compile(r"""python_requires\s*=\s*["']?([^"'\n]+)["']?""")

@@ -302,7 +302,8 @@ class Lightning:
             return ONE
         accelerator = _by_default(self.flow.keyword_values(call, frame, "accelerator"))
         on_cpu = bool(accelerator) and all(isinstance(v, Constant) and v.value == "cpu" for v in accelerator)
-        if not given and (on_cpu or not self.project.settings.lightning_version.may_be_at_least(RENAMED_IN)):
+        version = self.project.settings_for(runner.module.path).lightning_version
+        if not given and (on_cpu or not version.may_be_at_least(RENAMED_IN)):
             return ONE
         return ON_HOST
 

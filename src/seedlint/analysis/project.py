@@ -8,6 +8,8 @@ what they run), ``seeds`` (where seed values come from).
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from functools import cached_property
 from typing import Dict, List, Optional
 
@@ -19,8 +21,9 @@ from seedlint.analysis.loaders import Loaders
 from seedlint.analysis.loops import Loops
 from seedlint.analysis.seeds import Seeds
 from seedlint.analysis.workers import WorkerCode
-from seedlint.config import Settings
+from seedlint.config import VERSION_SETTINGS, Settings
 from seedlint.facts.model import ModuleFacts
+from seedlint.versions import nearest_declarations
 
 
 class Project:
@@ -34,12 +37,28 @@ class Project:
         self.settings = settings
         self.files = files
         self._memo: Dict[str, object] = {}
+        self._settings_by_directory: Dict[str, Settings] = {}
 
     def memo(self, key: str, compute):
         """A value rules share, computed once per run (a verdict several rules report)."""
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
+
+    def settings_for(self, path: str) -> Settings:
+        """The settings for one file: the versions declared nearest to it (an example folder
+        with its own requirements.txt), unless the command line or ``[tool.seedlint]``
+        pins them. The same whichever way the run was started."""
+        directory = os.path.dirname(os.path.abspath(path))
+        found = self._settings_by_directory.get(directory)
+        if found is None:
+            declared = nearest_declarations(directory, self.settings.project_root)
+            changes = {
+                attr: declared[package] for package, attr in VERSION_SETTINGS
+                if package in declared and package not in self.settings.pinned_versions
+            }
+            found = self._settings_by_directory[directory] = replace(self.settings, **changes) if changes else self.settings
+        return found
 
     @cached_property
     def flow(self) -> ValueFlow:

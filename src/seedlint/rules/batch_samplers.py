@@ -183,7 +183,8 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
                     f"-- build the batch sampler inside the `*_dataloader` hook of your LightningModule/DataModule, {DISABLE_ADVICE}"
                 ))
     set_epoch = index.method(ref, "set_epoch")
-    if set_epoch is not None and project.settings.lightning_version.may_be_at_least(RENAMED_IN) and not _set_epoch_called(project):
+    version = project.settings_for(ref.module.path).lightning_version
+    if set_epoch is not None and version.may_be_at_least(RENAMED_IN) and not _set_epoch_called(project):
         return verdict("SDL107", (
             f"Lightning >= 2.0 calls `set_epoch` on the DataLoader's sampler and on `batch_sampler.sampler`, never on "
             f"the batch sampler itself: `{name}.set_epoch` is never called, so its per-epoch shuffle repeats every "

@@ -76,10 +76,10 @@ class NumpyGlobalRngInWorkers(Rule):
     fix_safety = "safe"
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        if not project.settings.torch_version.may_be_below("1.9"):
-            return
         loaders = project.loaders
         for loader in loaders.all:
+            if not project.settings_for(loader.module.path).torch_version.may_be_below("1.9"):
+                continue
             for frame in loaders.contexts(loader):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:

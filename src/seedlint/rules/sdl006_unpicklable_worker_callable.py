@@ -158,7 +158,7 @@ def _exception(project: Project, problem: Unpicklable) -> str:
     """The exception pickle raises for this object on the project's Python versions."""
     if problem.local_name is None:
         return "`PicklingError: Can't pickle <function <lambda>>: attribute lookup <lambda> failed`"
-    version = project.settings.python_version
+    version = project.settings_for(problem.module.path).python_version
     old = f"`AttributeError: Can't pickle local object '{problem.local_name}'`"
     new = f"`PicklingError: Can't pickle local object <{problem.local_name}>`"
     if not version.may_be_at_least("3.14"):

@@ -115,8 +115,10 @@ class GlobalReseedEveryEpoch(Rule):
         for stream in seeding.rngs & {NUMPY, PYTHON_RANDOM}:
             if stream in parent_draws:
                 broken.add(stream)
-            elif stream == NUMPY and project.settings.torch_version.may_be_below("1.9"):
+            elif stream == NUMPY:
                 for obj in loaders:
+                    if not project.settings_for(obj.loader.module.path).torch_version.may_be_below("1.9"):
+                        continue
                     if not project.loaders.workers(obj.loader, obj.frame).may_be_positive:
                         continue
                     for instance in project.loaders.datasets(obj.loader, obj.frame):

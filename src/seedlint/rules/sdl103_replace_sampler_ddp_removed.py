@@ -53,13 +53,13 @@ class ReplaceSamplerDdpRemoved(Rule):
         return (b"replace_sampler", b"PL_TRAINER_REPLACE_SAMPLER_DDP")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        version = project.settings.lightning_version
-        if not version.may_be_at_least(RENAMED_IN):
-            return
-        safe = version.declared and not version.may_be_below(RENAMED_IN)
         for spelling in project.lightning.flag_spellings:
             if spelling.spelled == NEW_FLAG:
                 continue
+            version = project.settings_for(spelling.module.path).lightning_version
+            if not version.may_be_at_least(RENAMED_IN):
+                continue
+            safe = version.declared and not version.may_be_below(RENAMED_IN)
             new = renamed(spelling)
             if spelling.spelled == OLD_ENV_VAR:
                 message = (

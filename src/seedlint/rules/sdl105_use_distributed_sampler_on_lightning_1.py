@@ -47,11 +47,11 @@ class UseDistributedSamplerOnLightning1(Rule):
         return (b"use_distributed_sampler",)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        version = project.settings.lightning_version
-        if not version.declared or version.may_be_at_least(RENAMED_IN):
-            return
         for spelling in project.lightning.flag_spellings:
             if spelling.spelled != NEW_FLAG:
+                continue
+            version = project.settings_for(spelling.module.path).lightning_version
+            if not version.declared or version.may_be_at_least(RENAMED_IN):
                 continue
             old = renamed(spelling)
             callee = "Trainer.__init__" if spelling.owner == "Trainer" else spelling.owner
