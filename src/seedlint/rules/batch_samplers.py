@@ -158,7 +158,7 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
     recreated_from_arguments = subclass and in_hook and (params is None or "sampler" in params.names or params.varkw)
     if not recreated_from_arguments:
         if missing:
-            return verdict("SDL101", _missing_attributes_message(project, name, subclass, missing))
+            return verdict("SDL101", _missing_attributes_message(project, ref.module, name, subclass, missing))
         error = _bind_error(name, params, subclass)
         if error is not None:
             return verdict("SDL101", (
@@ -194,8 +194,8 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
     return None
 
 
-def _missing_attributes_message(project, name: str, subclass: bool, missing: List[str]) -> str:
-    version = project.settings.lightning_version
+def _missing_attributes_message(project, module: ModuleFacts, name: str, subclass: bool, missing: List[str]) -> str:
+    version = project.settings_for(module.path).lightning_version
     parts = []
     if version.may_be_below(TYPE_ERROR_SINCE):
         parts.append(f"`AttributeError: '{name}' object has no attribute '{missing[0]}'` (Lightning <= 2.0)")
