@@ -212,3 +212,15 @@ def test_a_folder_with_its_own_requirements_is_judged_by_them_however_run(tmp_pa
     assert set(_findings(_run(tmp_path, "seedlint", "--no-cache", "examples/legacy/train.py").stdout)) == expected
     assert set(_findings(_run(tmp_path, "seedlint", "--no-cache", "vision/noise.py").stdout)) == expected
     assert set(_findings(_run(tmp_path, "flake8", "--select=SDL", ".").stdout)) == expected
+
+
+def test_an_unpinned_example_folder_keeps_the_repositorys_range(tmp_path):
+    """``torch`` without a version in an example's requirements.txt narrows nothing: the
+    repository's own torch>=2.0 still holds there, so nothing is reported."""
+    for relative, text in {**NESTED, "examples/legacy/requirements.txt": "torch\ntorchvision\n"}.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text.lstrip("\n"))
+    assert _findings(_run(tmp_path, "seedlint", "--no-cache", ".").stdout) == {}
+    assert _findings(_run(tmp_path, "seedlint", "--no-cache", "examples/legacy/train.py").stdout) == {}
+    assert _findings(_run(tmp_path, "flake8", "--select=SDL", ".").stdout) == {}

@@ -213,16 +213,22 @@ def declared_versions(project_root: Optional[str]) -> Dict[str, VersionRange]:
 
 
 def nearest_declarations(directory: str, project_root: Optional[str]) -> Dict[str, VersionRange]:
-    """Per package, the declaration nearest to ``directory``: an example folder with its own
-    requirements.txt declares for its files, and what it leaves out comes from the folders
-    above it, up to the project root."""
+    """Per package, what the folders from ``directory`` up to the project root declare,
+    together: an example folder's requirements.txt narrows the range for its files, and the
+    repository's own declarations still hold there (its examples run with the package
+    installed). Declarations that contradict each other leave the nearest one."""
     found: Dict[str, VersionRange] = {}
     current = os.path.abspath(directory)
     top = os.path.abspath(project_root) if project_root else None
     while True:
         if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
             for package, declared in declared_versions(current).items():
-                found.setdefault(package, declared)
+                if package not in found:
+                    found[package] = declared
+                    continue
+                both = found[package].intersect(declared)
+                if both.lower is None or both.upper is None or _pad(both.lower) < _pad(both.upper):
+                    found[package] = both
             if top is None:
                 return found
         if current == top:
