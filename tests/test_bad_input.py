@@ -111,9 +111,15 @@ def _run_as_nobody(args, cwd: Path) -> subprocess.CompletedProcess:
     if os.geteuid() != 0:
         return seedlint(*args, cwd=cwd)
     code = (
-        "import gettext, locale, os, sys\n"  # argparse imports locale lazily (Python 3.10)
-        "import libcst, libcst.metadata, seedlint.cli, seedlint.api, seedlint.engine, seedlint.report, seedlint.rules\n"
-        "import seedlint.facts.collector, seedlint.fixes\n"
+        "import gettext, importlib, locale, os, sys\n"  # argparse imports locale lazily (Python 3.10)
+        "import libcst, libcst.metadata, libcst.native, seedlint\n"
+        # seedlint imports most of itself lazily, and the checkout may not be readable by nobody
+        "top = os.path.dirname(os.path.dirname(seedlint.__file__))\n"
+        "for folder, _, files in os.walk(os.path.dirname(seedlint.__file__)):\n"
+        "    for name in files:\n"
+        "        if name.endswith('.py') and name != '__main__.py':\n"
+        "            relative = os.path.relpath(os.path.join(folder, name[:-3]), top)\n"
+        "            importlib.import_module(relative.replace(os.sep, '.').removesuffix('.__init__'))\n"
         f"os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})\n"
         "sys.exit(seedlint.cli.main(sys.argv[1:]))\n"
     )
