@@ -2,15 +2,22 @@
 
 The value flow asks "which modules mention ``build_dataset``?" when it looks for the
 callers of a function or the classes registered into a registry; only those modules are
-parsed. The files are read once, on the first question, into one buffer.
+parsed. The files are read once, on the first question, into one buffer; a run that asks
+many questions (a large repository with many callers to look up) indexes every identifier
+once instead of searching the buffer again for each name.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Dict, Iterable, List, Optional, Sequence
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
+SEARCHES_BEFORE_INDEXING = 64
+"""Names searched in the buffer before every identifier of every file is indexed."""
+
+_IDENTIFIER_PATTERN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class ProjectFiles:
@@ -19,6 +26,7 @@ class ProjectFiles:
         self._buffer: Optional[bytes] = None
         self._starts: List[int] = []
         self._memo: Dict[bytes, List[int]] = {}
+        self._index: Optional[Dict[bytes, List[int]]] = None
 
     def _read(self) -> None:
         chunks: List[bytes] = []
@@ -51,6 +59,12 @@ class ProjectFiles:
         cached = self._memo.get(key)
         if cached is not None:
             return cached
+        if self._index is None and len(self._memo) >= SEARCHES_BEFORE_INDEXING:
+            self._build_index()
+        if self._index is not None and _IDENTIFIER_PATTERN.fullmatch(key):
+            found = self._index.get(key, [])
+            self._memo[key] = found
+            return found
         if self._buffer is None:
             self._read()
         buffer, starts = self._buffer, self._starts
@@ -69,6 +83,17 @@ class ProjectFiles:
                 position = end
         self._memo[key] = found
         return found
+
+    def _build_index(self) -> None:
+        if self._buffer is None:
+            self._read()
+        buffer, starts = self._buffer, self._starts
+        index: Dict[bytes, List[int]] = {}
+        for number, start in enumerate(starts):
+            end = starts[number + 1] - 1 if number + 1 < len(starts) else len(buffer) - 1
+            for word in set(_IDENTIFIER_PATTERN.findall(buffer, start, end)):
+                index.setdefault(word, []).append(number)
+        self._index = index
 
 
 _IDENTIFIER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

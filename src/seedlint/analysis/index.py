@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from seedlint.analysis.import_roots import ancestors, path_edits
 from seedlint.analysis import library
@@ -88,6 +88,8 @@ class ProjectIndex:
         self._loader = loader
         self.project_root = os.path.abspath(project_root) if project_root else None
         self.modules: Dict[str, ModuleFacts] = {}
+        self._first_named: Dict[str, ModuleFacts] = {}
+        self._imports_of: Dict[Tuple[str, int], List[ModuleFacts]] = {}
         self.roots: List[str] = []
         self._root_of: Dict[str, str] = {}
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
@@ -103,6 +105,9 @@ class ProjectIndex:
     # ------------------------------------------------------------------ modules
     def add(self, facts: ModuleFacts, root: str) -> None:
         path = os.path.abspath(facts.path)
+        first = self._first_named.get(facts.name)
+        if first is None or os.path.abspath(first.path) == path:
+            self._first_named[facts.name] = facts
         self.modules[path] = facts
         self._root_of[path] = root
         if root not in self.roots:
@@ -172,7 +177,7 @@ class ProjectIndex:
         if key in self._by_name:
             return self._by_name[key]
         if not load:
-            return next((m for m in self.modules.values() if m.name == dotted), None)
+            return self._first_named.get(dotted)
         found = None
         roots = self.search_roots(near)
         relative = dotted.replace(".", os.sep)
@@ -201,6 +206,35 @@ class ProjectIndex:
         else:
             self.unreadable[absolute] = dotted
         return facts
+
+    def import_closure(self, modules: Iterable[ModuleFacts]) -> Set[str]:
+        """Paths of the analysed modules that ``modules`` import, directly or through
+        each other (nothing is read from disk), with ``modules`` themselves."""
+        seen: Set[str] = set()
+        pending = list(modules)
+        while pending:
+            module = pending.pop()
+            path = os.path.abspath(module.path)
+            if path in seen:
+                continue
+            seen.add(path)
+            pending.extend(self._imported(module))
+        return seen
+
+    def _imported(self, module: ModuleFacts) -> List[ModuleFacts]:
+        key = (module.path, len(self.modules))  # a module loaded since may now resolve
+        found = self._imports_of.get(key)
+        if found is None:
+            found = []
+            for qualified in [*module.imports.values(), *module.star_imports]:
+                parts = qualified.split(".")
+                for cut in range(len(parts), 0, -1):
+                    imported = self.module_named(".".join(parts[:cut]), near=module, load=False)
+                    if imported is not None:
+                        found.append(imported)
+                        break
+            self._imports_of[key] = found
+        return found
 
     # ------------------------------------------------------------------ names
     def resolve(self, qualified: Optional[str], near: Optional[ModuleFacts], depth: int = 0, load: bool = True) -> Optional[Symbol]:

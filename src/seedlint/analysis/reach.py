@@ -25,20 +25,26 @@ def reachable(
     reached: Dict[tuple, Frame] = {}
     queue: List[Frame] = []
     for root in roots:
-        key = (root.function.key, root.receiver.key if root.receiver is not None else None)
+        key = _key(root)
         if key not in reached:
             reached[key] = root
             queue.append(root)
     while queue and len(reached) < limit:
         frame = queue.pop(0)
         for call in frame.function.function.calls:
-            if not flow.guards_may_hold(call.guards, frame):
-                continue
             if follow is not None and not follow(frame, call):
                 continue
-            for callee, _ in flow.callee_frames(call, frame):
-                key = (callee.function.key, callee.receiver.key if callee.receiver is not None else None)
+            fresh = [(_key(callee), callee) for callee, _ in flow.callee_frames(call, frame)]
+            fresh = [(key, callee) for key, callee in fresh if key not in reached]
+            # The guards only decide whether new frames join: evaluated last, and only then.
+            if not fresh or not flow.guards_may_hold(call.guards, frame):
+                continue
+            for key, callee in fresh:
                 if key not in reached and len(reached) < limit:
                     reached[key] = callee
                     queue.append(callee)
     return list(reached.values())
+
+
+def _key(frame: Frame) -> tuple:
+    return (frame.function.key, frame.receiver.key if frame.receiver is not None else None)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Call, Name
+from seedlint.facts.model import Attr, Call, Name
 from seedlint.rng import TORCH
 from seedlint.rules.base import Project, Rule, where
 
@@ -17,6 +19,8 @@ INIT_PROCESS_GROUP = frozenset({"torch.distributed.init_process_group", "torch.d
 SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
 MAX_PROGRAM = 200
 """Functions one program may reach before the walk stops."""
+MAX_CALLERS = 8
+"""Callers of the seeding function whose programs count as its own."""
 
 
 class IdenticalWorkerStreamsAcrossRanks(Rule):
@@ -113,7 +117,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                 found = self._lightning_manual(project, frame, call, seeding, _program(project, frame))
                 if found is not None:
                     return found
-            if _starts_process_groups(project):
+            if _starts_process_groups(project) and _may_start_process_group(project, frame):
                 return self._plain_ddp(project, frame, call, seeding, _program(project, frame))
         return None
 
@@ -165,7 +169,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         if (frame.module.path, frame.function.function.qualname) not in ranks:
             return None  # seeded in the parent, before the ranks are started
         frames = [f for f in _program_frames(project, frame) if (f.module.path, f.function.function.qualname) in ranks]
-        if not any(flow.callee_names(c, f) & INIT_PROCESS_GROUP for f in frames for c in f.function.function.calls):
+        if not any(
+            flow.callee_names(c, f) & INIT_PROCESS_GROUP
+            for f in frames for c in f.function.function.calls if _may_call(c, INIT_PROCESS_GROUP)
+        ):
             return None
         loaders = [l for l in project.loaders.all if (l.module.path, l.function.qualname) in ranks]
         if not any(_draws_in_workers_of(project, loader) for loader in loaders):
@@ -188,18 +195,34 @@ def _multi_process_trainers(project: Project) -> list:
 
 
 def _starts_process_groups(project: Project) -> bool:
-    """Some module spells a call of ``init_process_group`` (a plain DDP program): among the
-    project's files when the run knows them (whatever the analysis has loaded so far), else
-    among the analysed modules."""
+    return bool(_process_group_modules(project))
 
-    def spelled_somewhere() -> bool:
+
+def _process_group_modules(project: Project) -> Set[str]:
+    """Paths of the modules that spell a call of ``init_process_group`` (a plain DDP
+    program): among the project's files when the run knows them (whatever the analysis has
+    loaded so far), else among the analysed modules."""
+
+    def spelled() -> Set[str]:
         files = project.flow.files
         modules = list(project.index.modules.values())
         if files is not None:
             modules = [m for m in (project.index.load_file(p) for p in files.mentioning(["init_process_group"])) if m]
-        return any(_last(call) == "init_process_group" for module in modules for _, call in module.all_calls())
+        return {
+            os.path.abspath(module.path) for module in modules
+            if any(_last(call) == "init_process_group" for _, call in module.all_calls())
+        }
 
-    return project.memo("starts-process-groups", spelled_somewhere)
+    return project.memo("process-group-modules", spelled)
+
+
+def _may_start_process_group(project: Project, frame: Frame) -> bool:
+    """A screen on imports before the program is walked: the function, or one of the
+    functions that call it, is in a module that is or imports (directly or not) a module
+    calling ``init_process_group``."""
+    sites, _ = project.flow.callsites.of(frame)
+    modules = [frame.module, *(site.frame.module for site in sites[:MAX_CALLERS])]
+    return bool(project.index.import_closure(modules) & _process_group_modules(project))
 
 
 def _may_run_several_ranks(project: Project) -> bool:
@@ -218,7 +241,7 @@ def _program_frames(project: Project, frame: Frame) -> List[Frame]:
 def _find_program(project: Project, frame: Frame) -> List[Frame]:
     roots = [frame]
     sites, _ = project.flow.callsites.of(frame)
-    roots.extend(project.flow.function_frame(site.frame.module, site.frame.function.function) for site in sites[:8])
+    roots.extend(project.flow.function_frame(site.frame.module, site.frame.function.function) for site in sites[:MAX_CALLERS])
     flow = project.flow
     return reachable(flow, roots, lambda frame, call: flow.resolved_without_loading(call), limit=MAX_PROGRAM)
 
@@ -234,7 +257,7 @@ def _rank_program(project: Project, frame: Frame, program: Set[tuple]) -> Set[tu
     targets = []
     for found in _program_frames(project, frame):
         for call in found.function.function.calls:
-            if flow.callee_names(call, found) & SPAWNERS and call.args:
+            if call.args and _may_call(call, SPAWNERS) and flow.callee_names(call, found) & SPAWNERS:
                 targets.extend(o for o in flow.eval(call.args[0], found) if isinstance(o, FunctionObj))
     if not targets:
         return program
@@ -277,6 +300,19 @@ def _depends_on_parameter(frame: Frame, value) -> bool:
 def _spelled_like_seeding(name: str) -> bool:
     lowered = name.lower()
     return "seed" in lowered or "determinis" in lowered
+
+
+def _may_call(call: Call, qualified_names: frozenset) -> bool:
+    """A spelling screen before the callee is resolved: the call names one of the
+    functions' own names (``mp.spawn``, ``dist.init_process_group``, or an import alias of
+    them, whose qualified name ends so) or is a method of a computed object."""
+    lasts = {name.rsplit(".", 1)[-1] for name in qualified_names}
+    func = call.func
+    if isinstance(func, Name):
+        return _last(call) in lasts or (func.qualified is not None and func.qualified.rsplit(".", 1)[-1] in lasts)
+    if isinstance(func, Attr):
+        return func.attr in lasts
+    return True
 
 
 def _last(call: Call) -> str:
