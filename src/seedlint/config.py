@@ -12,7 +12,14 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from seedlint.line_length import declared_line_length
-from seedlint.versions import ANY, VersionRange, declared_versions, find_project_root, range_from_specifiers
+from seedlint.versions import (
+    ANY,
+    LIBRARY_PACKAGES,
+    VersionRange,
+    declared_versions,
+    find_project_root,
+    range_from_specifiers,
+)
 
 try:
     import tomllib
@@ -56,9 +63,14 @@ class Settings:
     pinned_versions: Tuple[str, ...] = ()
     """Packages ("torch", "lightning", "python") whose version the command line or
     ``[tool.seedlint]`` sets: the same for every file, whatever a folder declares."""
+    library_versions: Tuple[Tuple[str, VersionRange], ...] = ()
+    """Declared versions of the libraries whose RNGs seedlint knows (``versions.LIBRARY_PACKAGES``)."""
     config_file: Optional[str] = None
     line_length: int = 88
     """The project's line length (see ``line_length``): fixes wrap calls they make longer."""
+
+    def library_version(self, package: str) -> VersionRange:
+        return dict(self.library_versions).get(package, ANY)
 
     def is_selected(self, code: str) -> bool:
         return _most_specific(code, self.select + self.extend_select, self.ignore)
@@ -233,6 +245,10 @@ def _read_table(path: str) -> Optional[Dict[str, Any]]:
     return table
 
 
+def library_declarations(declared) -> Tuple[Tuple[str, VersionRange], ...]:
+    return tuple(sorted((package, declared[package]) for package in LIBRARY_PACKAGES if package in declared))
+
+
 def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = None, config_file: Optional[str] = None) -> Settings:
     """Settings for a run over ``paths``: defaults, then [tool.seedlint], then declared
     versions, then command-line overrides (highest priority)."""
@@ -257,6 +273,7 @@ def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = Non
         settings = replace(settings, lightning_version=declared["lightning"])
     if not settings.python_version.declared and "python" in declared:
         settings = replace(settings, python_version=declared["python"])
+    settings = replace(settings, library_versions=library_declarations(declared))
     if overrides:
         settings = replace(settings, **overrides)
     return settings

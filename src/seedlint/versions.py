@@ -26,13 +26,19 @@ PACKAGES = {
     "lightning": "lightning",
     "pytorch-lightning": "lightning",
     "lightning-fabric": "lightning",
+    "albumentations": "albumentations",
+    "albumentationsx": "albumentationsx",
+    "imgaug": "imgaug",
+    "monai": "monai",
 }
+LIBRARY_PACKAGES = ("albumentations", "albumentationsx", "imgaug", "monai")
+"""Libraries whose declared versions the library-RNG rules read (``knowledge``)."""
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", ".git")
 STRONG_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 """Markers of a repository or package root, which a nested requirements file does not end."""
 _REQUIREMENT = re.compile(
     r"""(?ix)(?:^|[\s"'\[,])
-    (torch|pytorch|lightning|pytorch[-_]lightning|lightning[-_]fabric)
+    (torch|pytorch|lightning|pytorch[-_]lightning|lightning[-_]fabric|albumentationsx|albumentations|imgaug|monai)
     (?:\[[^\]]*\])?                # extras
     \s*((?:(?:===|==|~=|!=|>=|<=|>|<|=)\s*[0-9][0-9a-z.*+!-]*\s*,?\s*)*)
     (?=$|[\s"';,#])"""
@@ -79,6 +85,17 @@ class VersionRange:
             self.declared or other.declared,
             sources,
         )
+
+    def overlaps(self, other: "VersionRange") -> bool:
+        """Some version lies in both ranges."""
+        both = self.intersect(other)
+        return both.lower is None or both.upper is None or _pad(both.lower) < _pad(both.upper)
+
+    def within(self, other: "VersionRange") -> bool:
+        """Every version of this range lies in ``other``."""
+        low = other.lower is None or (self.lower is not None and _pad(self.lower) >= _pad(other.lower))
+        high = other.upper is None or (self.upper is not None and _pad(self.upper) <= _pad(other.upper))
+        return low and high
 
     def describe(self) -> str:
         if not self.declared:

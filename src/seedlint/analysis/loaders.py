@@ -42,6 +42,13 @@ TORCH_POSITIONS = {
     "collate_fn": 6, "pin_memory": 7, "drop_last": 8, "timeout": 9, "worker_init_fn": 10,
     "multiprocessing_context": 11, "generator": 12,
 }
+LIBRARY_LOADERS = {
+    "monai.data.DataLoader": {"dataset": 0, "num_workers": 1},
+    "monai.data.dataloader.DataLoader": {"dataset": 0, "num_workers": 1},
+}
+"""Library subclasses of torch's DataLoader, with the positions of their own signature
+(MONAI's ``DataLoader(dataset, num_workers=0, **kwargs)``). What their defaults do is in
+``knowledge.library_rngs`` (MONAI's ``worker_init_fn`` reseeds MONAI's transforms)."""
 DEFAULTS = {
     "batch_size": 1, "shuffle": None, "sampler": None, "batch_sampler": None, "num_workers": 0, "collate_fn": None,
     "pin_memory": False, "drop_last": False, "timeout": 0, "worker_init_fn": None, "multiprocessing_context": None,
@@ -63,11 +70,16 @@ class LoaderCall:
     owner: Optional[ClassRef] = None
     """For the base-class initialiser call inside a loader subclass that the project never
     builds itself (a config file names it): the subclass, whose object ``self`` is."""
+    library: str = ""
+    """The library loader class the call builds (``monai.data.DataLoader``), if one."""
+
+    @property
+    def positions(self) -> Dict[str, int]:
+        return TORCH_POSITIONS if self.positional else LIBRARY_LOADERS.get(self.library, {})
 
     def argument(self, name: str) -> Optional[Value]:
         """The expression written for a parameter in the call itself."""
-        position = TORCH_POSITIONS.get(name) if self.positional else None
-        return self.call.argument(name, position)
+        return self.call.argument(name, self.positions.get(name))
 
     @property
     def arguments_unknown(self) -> bool:
@@ -133,7 +145,7 @@ class Loaders:
     # ------------------------------------------------------------------ finding loaders
     @cached_property
     def classes(self) -> frozenset:
-        return TORCH_LOADERS | frozenset(self.project.settings.extra_loader_classes)
+        return TORCH_LOADERS | frozenset(LIBRARY_LOADERS) | frozenset(self.project.settings.extra_loader_classes)
 
     @cached_property
     def spellings(self) -> frozenset:
@@ -146,7 +158,7 @@ class Loaders:
             for function, call in module.all_calls():
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
-                    found.append(LoaderCall(module, function, call, kind))
+                    found.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call)))
         found.extend(self._initialisers_of_unbuilt_subclasses())
         return found
 
@@ -191,6 +203,12 @@ class Loaders:
         if not kinds:
             return None
         return all(kinds)
+
+    def _library_class(self, module: ModuleFacts, function: Function, call: Call) -> str:
+        frame = self.flow.function_frame(module, function)
+        names = {o.qualified for o in self.flow.callee_objects(call, frame) if isinstance(o, External)}
+        found = sorted(names & set(LIBRARY_LOADERS))
+        return found[0] if len(found) == 1 and len(names) == 1 else ""
 
     def accepts_keyword(self, loader: LoaderCall, name: str) -> bool:
         """Every class the call may build takes ``name=`` and hands it on to torch's
@@ -279,11 +297,13 @@ class Loaders:
                 return Argument(self._call_argument(call, inner, name, positional), None)
         if explicit is not None:
             return Argument(self.flow.narrowed(self.flow.eval(explicit, frame), explicit, loader.call.guards, frame), explicit)
-        return Argument(self._call_argument(loader.call, frame, name, loader.positional, written=False), None)
+        return Argument(self._call_argument(loader.call, frame, name, loader.positional, written=False, positions=loader.positions), None)
 
-    def _call_argument(self, call: Call, frame: Frame, name: str, positional: bool, written: bool = True) -> Values:
+    def _call_argument(self, call: Call, frame: Frame, name: str, positional: bool, written: bool = True,
+                       positions: Optional[Dict[str, int]] = None) -> Values:
         """The values ``call`` passes for a DataLoader parameter (the default when absent)."""
-        position = TORCH_POSITIONS.get(name) if positional else None
+        positions = positions if positions is not None else (TORCH_POSITIONS if positional else {})
+        position = positions.get(name)
         value = call.argument(name, position) if written else None
         if value is not None:
             return self.flow.eval(value, frame)

@@ -21,7 +21,7 @@ from seedlint.analysis.loaders import Loaders
 from seedlint.analysis.loops import Loops
 from seedlint.analysis.seeds import Seeds
 from seedlint.analysis.workers import WorkerCode
-from seedlint.config import VERSION_SETTINGS, Settings
+from seedlint.config import VERSION_SETTINGS, Settings, library_declarations
 from seedlint.facts.model import ModuleFacts
 from seedlint.versions import nearest_declarations
 
@@ -57,6 +57,9 @@ class Project:
                 attr: declared[package] for package, attr in VERSION_SETTINGS
                 if package in declared and package not in self.settings.pinned_versions
             }
+            libraries = library_declarations(declared)
+            if libraries:
+                changes["library_versions"] = libraries
             found = self._settings_by_directory[directory] = replace(self.settings, **changes) if changes else self.settings
         return found
 

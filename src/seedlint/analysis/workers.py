@@ -12,7 +12,7 @@ not followed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis.index import FunctionRef
@@ -27,6 +27,8 @@ from seedlint.analysis.objects import (
     ordered,
 )
 from seedlint.facts.model import EXCEPT, Call, Const, Name
+from seedlint.knowledge import global_draws
+from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container
 from seedlint.rng import (
     RNG_OBJECT,
     RNG_OBJECT_CONSTRUCTORS,
@@ -35,6 +37,7 @@ from seedlint.rng import (
     TORCH,
     global_stream,
 )
+from seedlint.analysis.objects import SeqObj
 
 ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 CALLABLE_METHODS = ("__call__", "forward")
@@ -81,6 +84,22 @@ class Draw:
         return any(test == EXCEPT for test, _ in self.call.guards)
 
 
+@dataclass(frozen=True, eq=False)
+class LibraryDraw:
+    """Worker code runs a library object that draws from an RNG the library keeps (see
+    ``knowledge.library_rngs``)."""
+
+    reached: Optional[Reached]
+    """Where worker code runs it; None when a library dataset runs its own pipeline."""
+    call: Call
+    """The call that runs it (for a library dataset, the dataset's construction)."""
+    holder: ExternalInstance
+    """The object run: the pipeline as the dataset holds it."""
+    drawing: ExternalInstance
+    """The first object inside it that draws."""
+    entry: HeldRng
+
+
 @dataclass
 class WorkerRun:
     functions: List[Reached]
@@ -89,6 +108,9 @@ class WorkerRun:
     """Keys of RNG objects worker code reseeds (``rng.seed(...)``) or replaces."""
     reassigned: Set[Tuple[tuple, str]]
     """(class key, attribute) of the ``self.x = ...`` assignments worker code makes."""
+    library_draws: List[LibraryDraw] = field(default_factory=list)
+    libraries_reseeded: Set[str] = field(default_factory=set)
+    """Libraries whose held RNG worker code reseeds (``imgaug.seed(...)``, ``aug.seed_(...)``)."""
 
     @property
     def sure_draws(self) -> List[Draw]:
@@ -128,13 +150,17 @@ class WorkerCode:
                 method = self.index.method(instance.cls, name)
                 if method is not None:
                     add(self.flow.method_frame(method, instance), None)
-        elif isinstance(instance, ExternalInstance):
-            for held in ordered(self.flow.held_callables(instance.site.call, instance.site.frame)):
-                for held_frame in self._frames_of(held):
-                    add(held_frame, None)
         draws: List[Draw] = []
         reseeded: Set[tuple] = set()
         reassigned: Set[Tuple[tuple, str]] = set()
+        library_draws: List[LibraryDraw] = []
+        libraries_reseeded: Set[str] = set()
+        if isinstance(instance, ExternalInstance):
+            for held in ordered(self.flow.held_callables(instance.site.call, instance.site.frame)):
+                for held_frame in self._frames_of(held):
+                    add(held_frame, None)
+            for holder in self._library_objects_passed(instance.site.call, instance.site.frame):
+                library_draws.extend(self._library_draws(None, instance.site.call, holder))
         while queue:
             current = queue.pop(0)
             frame = current.frame
@@ -150,7 +176,71 @@ class WorkerCode:
                     for held_frame in self._frames_of(held):
                         add(held_frame, current, call)
                 draws.extend(self._draws(current, call, callees, reseeded))
-        return WorkerRun(list(reached.values()), draws, reseeded, reassigned)
+                for callee in callees:
+                    library_draws.extend(self._library_run(current, call, callee, libraries_reseeded))
+        return WorkerRun(list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded)
+
+    # ------------------------------------------------------------------ library-held RNGs
+    def _library_run(self, current: Reached, call: Call, callee: Obj, libraries_reseeded: Set[str]) -> List[LibraryDraw]:
+        """A call that runs a library object holding an RNG (``self.aug(image=x)``,
+        ``self.seq.augment_image(x)``), or that reseeds one (``imgaug.seed(s)``,
+        ``self.transform.set_random_state(seed=s)``)."""
+        if isinstance(callee, External):
+            for entry in _entries_reseeded_by(callee.qualified):
+                libraries_reseeded.add(entry.library)
+            return []
+        holder, method = None, "__call__"
+        if isinstance(callee, ExternalInstance):
+            holder = callee
+        elif isinstance(callee, MethodOf) and isinstance(callee.receiver, ExternalInstance):
+            holder, method = callee.receiver, callee.name
+        if holder is None:
+            return []
+        entry = held_rng_of(holder.qualified)
+        if entry is None:
+            return []
+        if method in entry.reseed_methods:
+            libraries_reseeded.add(entry.library)
+            return []
+        if method != "__call__" and method not in entry.run_methods:
+            return []
+        return self._library_draws(current, call, holder)
+
+    def _library_draws(self, current: Optional[Reached], call: Call, holder: ExternalInstance) -> List[LibraryDraw]:
+        entry = held_rng_of(holder.qualified)
+        if entry is None:
+            return []
+        drawing = self._first_drawing(entry, holder, 0)
+        return [LibraryDraw(current, call, holder, drawing, entry)] if drawing is not None else []
+
+    def _first_drawing(self, entry: HeldRng, obj: ExternalInstance, depth: int) -> Optional[ExternalInstance]:
+        if draws_itself(entry, obj.qualified):
+            return obj
+        if not is_container(entry, obj.qualified) or depth > 4:
+            return None
+        for inner in self._library_objects_passed(obj.site.call, obj.site.frame):
+            if held_rng_of(inner.qualified) is entry:
+                found = self._first_drawing(entry, inner, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _library_objects_passed(self, call: Call, frame: Frame) -> List[ExternalInstance]:
+        """Library objects passed to a call, also inside lists and tuples
+        (``Compose([RandFlipd(...), ...])``, ``Dataset(data, transform=pipeline)``)."""
+        found: List[ExternalInstance] = []
+
+        def collect(values, depth: int) -> None:
+            for obj in ordered(values):
+                if isinstance(obj, SeqObj) and depth < 3:
+                    for entry in obj.entries:  # in the order the pipeline runs them
+                        collect(self.flow.eval(entry.value, entry.frame), depth + 1)
+                elif isinstance(obj, ExternalInstance) and held_rng_of(obj.qualified) is not None and obj not in found:
+                    found.append(obj)
+
+        for value in (*call.args, *(v for _, v in call.kwargs)):
+            collect(self.flow.eval(value, frame), 0)
+        return found
 
     def _held(self, call: Call, frame: Frame, callees) -> List[Obj]:
         """Project callables a library call may run: those held by a library object that is
@@ -183,9 +273,18 @@ class WorkerCode:
                 stream = global_stream(callee.qualified)
                 if stream and not (stream == TORCH and _passes_generator(call)):
                     found.append(Draw(current, call, stream))
+                elif not stream and not _passes_own_rng(call):
+                    stream = global_draws.function_stream(callee.qualified)
+                    if stream:
+                        found.append(Draw(current, call, stream))
             elif isinstance(callee, ExternalInstance):
-                stream = global_stream(callee.qualified)
+                stream = global_stream(callee.qualified) or global_draws.called_object_stream(callee.qualified)
                 if stream:
+                    found.append(Draw(current, call, stream))
+            elif isinstance(callee, MethodOf) and isinstance(callee.receiver, (External, ExternalInstance)) \
+                    and not is_rng_object(callee.receiver):
+                stream = global_draws.method_stream(callee.receiver.qualified, callee.name)
+                if stream and not _passes_own_rng(call) and not _built_with_own_rng(callee.receiver):
                     found.append(Draw(current, call, stream))
             elif isinstance(callee, MethodOf) and is_rng_object(callee.receiver):
                 if callee.name in RNG_OBJECT_RESEEDING_METHODS:
@@ -226,6 +325,24 @@ def _rng_arguments(call: Call) -> List:
         if isinstance(value, Name) and any(w in value.dotted.rsplit(".", 1)[-1].lower() for w in ("rng", "random", "generator", "gen")):
             found.append(value)
     return found
+
+
+def _passes_own_rng(call: Call) -> bool:
+    """The call hands a library its own RNG or seed (``rvs(random_state=rs)``)."""
+    return any(
+        k in global_draws.SEEDED_BY and not (isinstance(v, Const) and v.value is None) for k, v in call.kwargs
+    )
+
+
+def _built_with_own_rng(receiver: Obj) -> bool:
+    """A frozen distribution built with its own ``random_state`` or ``seed``."""
+    return isinstance(receiver, ExternalInstance) and _passes_own_rng(receiver.site.call)
+
+
+def _entries_reseeded_by(qualified: str) -> List[HeldRng]:
+    from seedlint.knowledge.library_rngs import HELD_RNGS
+
+    return [entry for entry in HELD_RNGS if qualified in entry.reseeders]
 
 
 def _passes_generator(call: Call) -> bool:

@@ -17,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from seedlint.diagnostics import Fix
 from seedlint.fixes.imports import add_import
 from seedlint.fixes.module_edits import free_name, module_bindings
+from seedlint.knowledge.library_rngs import HELD_RNGS
 
 WORKER_INFO = "torch.utils.data.get_worker_info"
 GUARD = """\
@@ -49,6 +50,9 @@ def marker(attribute: str) -> str:
 def reseed_statement(self_name: str, attribute: str, kind: str, info: str, default_rng: str) -> str:
     held = f"{self_name}.{attribute}"
     seed = f"{info}.seed"
+    if kind.startswith("library:"):  # SDL011: a library's own reseeding method
+        entry = next(e for e in HELD_RNGS if e.library == kind[len("library:"):])
+        return entry.reseed.format(held=held, seed=seed)
     if kind == "numpy-generator":
         return f"{held} = {default_rng}({seed})"
     if kind == "numpy-randomstate":

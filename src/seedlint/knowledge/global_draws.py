@@ -1,0 +1,67 @@
+"""Library calls that draw from a process-wide RNG, which torch reseeds in each DataLoader
+worker (``random`` and torch always, NumPy's legacy global RNG from torch 1.9 on).
+
+Sources (the versions checked): audiomentations 0.43.1 draws with ``random`` and legacy
+``np.random`` (``augmentations/add_gaussian_noise.py``, ``core/transforms_interface.py``);
+nlpaug 1.1.11 likewise (``base_augmenter.py``, ``model/base_model.py``); scipy 1.17
+``rvs()`` without ``random_state`` uses ``np.random.mtrand._rand``
+(``scipy/_lib/_util.py: check_random_state``); scikit-learn 1.9 ``check_random_state(None)``
+too (``sklearn/utils/validation.py``); albumentations up to 1.4.20 draws with ``random``
+(``core/transforms_interface.py``); torchvision v1/v2 and kornia with torch's generator.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+NUMPY, PYTHON_RANDOM, TORCH = "numpy", "random", "torch"
+
+CALLED_OBJECTS: Tuple[Tuple[str, str], ...] = (
+    ("audiomentations.", NUMPY),
+    ("torch_audiomentations.", TORCH),
+    ("kornia.augmentation.", TORCH),
+)
+"""Library objects (by qualified-name prefix) that draw from that global RNG when called."""
+
+METHODS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
+    ("audiomentations.", ("apply", "randomize_parameters"), NUMPY),
+    ("nlpaug.", ("augment",), NUMPY),
+    ("scipy.stats.", ("rvs",), NUMPY),
+)
+"""Methods of library objects that draw from that global RNG: ``aug.augment(text)``,
+``scipy.stats.norm(0, 1).rvs(size=3)``."""
+
+FUNCTIONS: Tuple[Tuple[str, str], ...] = (
+    ("sklearn.utils.shuffle", NUMPY),
+    ("sklearn.utils.resample", NUMPY),
+)
+"""Library functions that draw from that global RNG (without a ``random_state``)."""
+
+SEEDED_BY = ("random_state", "seed", "rng")
+"""Keywords that hand these calls their own RNG instead."""
+
+
+def called_object_stream(qualified: str) -> str:
+    return next((stream for prefix, stream in CALLED_OBJECTS if qualified.startswith(prefix)), "")
+
+
+def method_stream(receiver: str, method: str) -> str:
+    """The global RNG ``receiver.method(...)`` draws from: ``scipy.stats.norm.rvs`` as a
+    function, or the method of an object built by a call of ``receiver``."""
+    for prefix, methods, stream in METHODS:
+        if receiver.startswith(prefix) and method in methods:
+            return stream
+    return ""
+
+
+def function_stream(qualified: str) -> str:
+    for name, stream in FUNCTIONS:
+        if qualified == name:
+            return stream
+    receiver, _, method = qualified.rpartition(".")
+    return method_stream(receiver, method) if receiver else ""
+
+
+def seeded(keywords: Tuple[str, ...]) -> Optional[str]:
+    """The keyword through which a call gets its own RNG, if it passes one."""
+    return next((k for k in keywords if k in SEEDED_BY), None)

@@ -1,0 +1,159 @@
+"""RNGs that libraries keep for the user and torch never reseeds in a DataLoader worker.
+
+A worker starts with a copy of the parent (forked, or pickled under spawn/forkserver), so an
+augmenter or transform built in the parent draws the same numbers in every worker, and,
+without persistent workers, in every epoch. Each entry says which library objects draw from
+such an RNG, in which library versions, what reseeds it in a worker, and the statement a
+fix inserts at the top of a dataset method that calls the object held as ``self.<attr>``.
+
+Sources, per library (the versions checked):
+- imgaug 0.4.0: ``imgaug/random.py`` (``GLOBAL_RNG``, ``seed``), ``imgaug/augmenters/meta.py``
+  (an augmenter built without ``seed`` holds the global generator itself; ``seed_`` gives it
+  and its children their own). ``imgaug.seed`` in a ``worker_init_fn`` reaches those under
+  fork only; ``seed_`` on the held augmenter under every start method.
+- MONAI 1.6.1 (same in 0.8-1.3): ``monai/transforms/transform.py`` (``Randomizable.R``, a
+  class attribute), ``monai/transforms/compose.py`` (``set_random_state``),
+  ``monai/data/dataloader.py`` (its ``worker_init_fn`` unless the caller passes one),
+  ``monai/data/utils.py`` (``worker_init_fn``, ``set_rnd``).
+- albumentations 1.4.21-2.0.8: ``core/composition.py``, ``core/transforms_interface.py``
+  (``set_random_seed``: a ``default_rng`` and a ``random.Random`` per object, made at
+  construction, seeded or not). Up to 1.4.20 it draws with the global ``random`` (fine).
+  albumentationsx from 2.3.1 rebuilds them in each worker from ``torch.initial_seed()``
+  (``core/random_utils.py``); 2.0.9-2.3.0 only when ``seed`` is an int.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import FrozenSet, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class HeldRng:
+    library: str
+    """The import name of the library, also how messages name it."""
+    rng: str
+    """How messages name the RNG the objects draw from."""
+    prefixes: Tuple[str, ...]
+    """Qualified-name prefixes of the library's objects."""
+    random_names: Tuple[str, ...]
+    """Class-name prefixes (or whole names) of the objects that draw; ``*`` is all but
+    ``deterministic`` and containers."""
+    deterministic: FrozenSet[str]
+    """Class names under the prefixes that draw nothing."""
+    containers: FrozenSet[str]
+    """Class names that hold other objects (their first argument) and draw only through them."""
+    run_methods: FrozenSet[str]
+    """Methods that run the object (besides calling it)."""
+    reseeders: FrozenSet[str]
+    """Calls that reseed it when a worker makes them."""
+    reseed_methods: FrozenSet[str]
+    """Methods of the objects that reseed them (``aug.seed_(s)``)."""
+    seeding_loaders: FrozenSet[str] = frozenset()
+    """Loader classes whose default ``worker_init_fn`` reseeds it."""
+    reseed: str = ""
+    """The statement that reseeds ``{held}`` from ``{seed}`` (a worker's seed)."""
+    advice: str = ""
+    """What to add, when no fix is offered."""
+    distributions: Tuple[Tuple[str, str], ...] = ()
+    """(distribution, affected version specifiers): versions of the library where the
+    RNG is copied into workers; no entry means every version."""
+    fixed_seed_follows_workers: Tuple[Tuple[str, str], ...] = ()
+    """(distribution, specifiers) where an object built with an int ``seed`` is reseeded per
+    worker by the library itself."""
+    affected_releases: str = ""
+    """How messages name the affected releases when the project declares none."""
+    reseed_since: str = ""
+    """The first library version that has the method ``reseed`` calls."""
+
+
+IMGAUG = HeldRng(
+    library="imgaug",
+    rng="imgaug's global RNG",
+    prefixes=("imgaug.augmenters.",),
+    random_names=("*",),
+    deterministic=frozenset({
+        "Identity", "Noop", "Lambda", "AssertLambda", "AssertShape", "Resize", "CenterCropToFixedSize",
+        "CenterPadToFixedSize", "CenterCropToMultiplesOf", "CenterPadToMultiplesOf", "KeepSizeByResize",
+        "ChangeColorspace",
+    }),
+    containers=frozenset({"Sequential"}),
+    run_methods=frozenset({
+        "augment", "augment_image", "augment_images", "augment_batch", "augment_batch_",
+        "augment_batches", "augment_keypoints", "augment_bounding_boxes", "augment_segmentation_maps",
+        "augment_heatmaps", "augment_polygons",
+    }),
+    reseeders=frozenset({"imgaug.seed", "imgaug.random.seed", "imgaug.imgaug.seed"}),
+    reseed_methods=frozenset({"seed_", "reseed"}),
+    reseed="{held}.seed_({seed} % 2**32)",
+    reseed_since="0.4",
+    advice="call `.seed_(torch.initial_seed() % 2**32)` on the augmenter in each worker "
+           "(`imgaug.seed(...)` in a worker_init_fn reaches it only under the fork start method)",
+)
+
+MONAI = HeldRng(
+    library="monai",
+    rng="MONAI's `Randomizable.R` RandomState",
+    prefixes=("monai.transforms.",),
+    random_names=("Rand", "OneOf", "SomeOf", "RandomOrder"),
+    deterministic=frozenset(),
+    containers=frozenset({"Compose"}),
+    run_methods=frozenset({"__call__"}),
+    reseeders=frozenset({
+        "monai.data.utils.worker_init_fn", "monai.data.worker_init_fn",
+        "monai.data.utils.set_rnd", "monai.data.set_rnd",
+    }),
+    reseed_methods=frozenset({"set_random_state"}),
+    seeding_loaders=frozenset({"monai.data.DataLoader", "monai.data.dataloader.DataLoader"}),
+    reseed="{held}.set_random_state(seed={seed} % 2**32)",
+    advice="load it with `monai.data.DataLoader` and no worker_init_fn of your own, or call "
+           "`monai.data.utils.worker_init_fn(worker_id)` from yours",
+)
+
+ALBUMENTATIONS = HeldRng(
+    library="albumentations",
+    rng="the generators albumentations gives each transform",
+    prefixes=("albumentations.",),
+    random_names=("*",),
+    deterministic=frozenset({
+        "Normalize", "Resize", "ToTensorV2", "ToFloat", "FromFloat", "PadIfNeeded", "CenterCrop",
+        "LongestMaxSize", "SmallestMaxSize", "Lambda", "NoOp", "Crop", "ToRGB",
+    }),
+    containers=frozenset({"Compose", "Sequential", "ReplayCompose"}),
+    run_methods=frozenset({"__call__"}),
+    reseeders=frozenset(),
+    reseed_methods=frozenset({"set_random_seed", "set_random_state"}),
+    reseed="{held}.set_random_seed({seed} % 2**32)",
+    advice="call `.set_random_seed(torch.utils.data.get_worker_info().seed % 2**32)` on the "
+           "pipeline in each worker",
+    distributions=(("albumentations", ">=1.4.21"), ("albumentationsx", "<2.3.1")),
+    fixed_seed_follows_workers=(("albumentationsx", ">=2.0.9"),),
+    affected_releases="albumentations 1.4.21 to 2.0.8 and albumentationsx before 2.3.1 keep these generators",
+    reseed_since="1.4.21",
+)
+
+HELD_RNGS: Tuple[HeldRng, ...] = (IMGAUG, MONAI, ALBUMENTATIONS)
+
+
+def held_rng_of(qualified: str) -> Optional[HeldRng]:
+    """The entry whose objects ``qualified`` names, if any."""
+    return next((entry for entry in HELD_RNGS if qualified.startswith(entry.prefixes)), None)
+
+
+def class_name(qualified: str) -> str:
+    return qualified.rsplit(".", 1)[-1]
+
+
+def draws_itself(entry: HeldRng, qualified: str) -> bool:
+    """An object of this class draws from the held RNG when it runs (containers draw only
+    through what they hold)."""
+    name = class_name(qualified)
+    if name in entry.containers or name in entry.deterministic:
+        return False
+    if "*" in entry.random_names:
+        return name[:1].isupper()
+    return name.startswith(entry.random_names)
+
+
+def is_container(entry: HeldRng, qualified: str) -> bool:
+    return class_name(qualified) in entry.containers

@@ -1,0 +1,230 @@
+"""SDL011 library-rng-copied-to-workers."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional
+
+from seedlint.analysis.objects import Constant, FunctionObj, Instance
+from seedlint.analysis.reach import reachable
+from seedlint.analysis.workers import LibraryDraw
+from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.facts.model import Const, Name
+from seedlint.knowledge.library_rngs import HeldRng, class_name
+from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, where
+from seedlint.versions import range_from_specifiers
+
+FIX_KIND = "reseed-rng-object"
+"""The same edit as SDL002's: a per-worker reseed at the top of the drawing method."""
+
+
+class LibraryRngCopiedToWorkers(Rule):
+    """
+    ## What it does
+    Finds an augmentation pipeline from a library that keeps its own random number generator
+    (imgaug augmenters, MONAI `Rand*` transforms, albumentations 1.4.21-2.0.8 transforms),
+    built once in the parent process and run in a dataset's worker code, when a `DataLoader`
+    over that dataset has worker processes and nothing reseeds that library's RNG in each
+    worker.
+
+    What each library keeps, and what reseeds it:
+
+    | library | RNG | reseeded per worker by |
+    |---|---|---|
+    | imgaug 0.4 | imgaug's global generator, held by every augmenter built without a seed (or a private one, built with a seed) | `aug.seed_(s)` in the worker; `imgaug.seed(s)` in a `worker_init_fn` under the fork start method only |
+    | MONAI | `Randomizable.R`, a `RandomState` shared by every bare random transform (in a `Compose`, one per transform) | `monai.data.DataLoader` when no `worker_init_fn` is passed; `monai.data.utils.worker_init_fn(worker_id)`; `set_random_state(seed=...)` |
+    | albumentations 1.4.21-2.0.8, albumentationsx < 2.3.1 | a `default_rng` and a `random.Random` per transform, made at construction (seeded or not) | `pipeline.set_random_seed(s)`; albumentationsx 2.0.9+ itself when `seed=` is an int, 2.3.1+ always |
+
+    Library calls that draw from NumPy's or Python's global RNG (audiomentations, nlpaug,
+    `scipy.stats` `rvs()`, `sklearn.utils.shuffle`) are draws for SDL001 and SDL003, not
+    for this rule: torch reseeds those RNGs.
+
+    ## Why is this bad?
+    Torch reseeds `random`, torch and NumPy's global RNG in each worker, never an RNG a
+    library keeps. Every worker starts from the parent's copy of it and draws the same
+    crops, flips and noise; and without `persistent_workers=True` every epoch starts new
+    workers from the same unchanged copy, so every epoch repeats them. This happens on
+    every torch version.
+
+    ## Example
+    ```python
+    import imgaug.augmenters as iaa
+
+    class Tiles(Dataset):
+        def __init__(self, images):
+            self.images = images
+            self.aug = iaa.Sequential([iaa.Fliplr(0.5), iaa.Affine(rotate=(-10, 10))])
+
+        def __getitem__(self, index):
+            return self.aug(image=self.images[index])
+
+    loader = DataLoader(Tiles(images), batch_size=8, num_workers=4)
+    ```
+
+    ## Use instead
+    Reseed the pipeline once in each worker, from the worker's own seed:
+    ```python
+        def __getitem__(self, index):
+            worker_info = torch.utils.data.get_worker_info()
+            if worker_info is not None and getattr(self, "_aug_worker_seed", None) != worker_info.seed:
+                self._aug_worker_seed = worker_info.seed
+                self.aug.seed_(worker_info.seed % 2**32)
+            return self.aug(image=self.images[index])
+    ```
+    (`set_random_state(seed=...)` for MONAI, `set_random_seed(...)` for albumentations.) For
+    MONAI, loading with `monai.data.DataLoader` and no `worker_init_fn` of your own does it
+    for you.
+
+    ## Fix safety
+    Safe, and offered when the dataset holds the pipeline as `self.<attribute>` and runs it
+    in its own methods: the fix inserts the block above at the top of each such method. It
+    changes only the random values drawn inside workers.
+    """
+
+    code = "SDL011"
+    name = "library-rng-copied-to-workers"
+    summary = "an augmentation library's own RNG is copied identically into every DataLoader worker"
+    fix_safety = "safe"
+
+    def triggers(self, settings) -> tuple:
+        return super().triggers(settings) + (b"imgaug", b"monai", b"albumentations")
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        loaders = project.loaders
+        reported: Dict[tuple, Diagnostic] = {}
+        for loader in loaders.all:
+            for frame in loaders.contexts(loader):
+                workers = loaders.workers(loader, frame)
+                if not workers.may_be_positive:
+                    continue
+                persistent = loaders.persistent(loader, frame)
+                if not workers.may_be_several and persistent is True:
+                    continue  # one worker that keeps its stream: nothing repeats
+                init = loaders.worker_init(loader, frame)
+                if init.unknown:
+                    continue
+                init_absent = all(isinstance(v, Constant) and v.value is None for v in init.values)
+                for instance in loaders.datasets(loader, frame):
+                    run = project.workers.of(instance)
+                    for draw in run.library_draws:
+                        entry = draw.entry
+                        if entry.library in run.libraries_reseeded:
+                            continue
+                        if init_absent and loader.library in entry.seeding_loaders:
+                            continue
+                        if not init_absent and _init_fn_may_reseed(project, init, entry):
+                            continue
+                        severity = _affected(project, draw)
+                        if severity is None:
+                            continue
+                        site = draw.holder.site
+                        key = (site.frame.module.path, site.call.span.line, site.call.span.col)
+                        related = (loader.module, frame.module, built_in(instance),
+                                   draw.reached.function.module if draw.reached is not None else None)
+                        if key in reported:
+                            add_related(reported[key], related)
+                            continue
+                        message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent)
+                        if severity == "warning" and entry.affected_releases:
+                            message += f" ({entry.affected_releases}; the project declares no version)"
+                        fix = _fix(project, draw, instance) if severity == "error" and _has_reseed(project, draw) else None
+                        reported[key] = self.report(
+                            site.frame.module, site.call.span, message, fix,
+                            severity=severity, related=related,
+                        )
+                        yield reported[key]
+
+
+def _message(draw: LibraryDraw, instance, loader, several: bool, persistent: Optional[bool], init_absent: bool) -> str:
+    entry = draw.entry
+    holder = draw.holder
+    spelled = holder.site.call.func.dotted if isinstance(holder.site.call.func, Name) else class_name(holder.qualified)
+    inner = "" if draw.drawing is holder else f" (its `{class_name(draw.drawing.qualified)}`)"
+    if draw.reached is not None:
+        ran = f"run in worker code (`{draw.reached.function.function.qualname}`, {where(draw.reached.function.module, draw.call.span)})"
+    else:
+        ran = f"run by `{dataset_name(instance)}` in each worker"
+    effects = []
+    if several:
+        effects.append("every worker starts from the same copy and draws the same augmentations")
+    if persistent is not True:
+        effects.append("without persistent_workers every epoch repeats them")
+    replaced = "" if init_absent or not entry.seeding_loaders else "; the loader's worker_init_fn replaces MONAI's own reseeding"
+    return (
+        f"`{spelled}(...)`{inner} draws from {entry.rng}, which torch does not reseed in DataLoader workers: "
+        f"built once in the parent and {ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded at "
+        f"{where(loader.module, loader.call.span)}, {' and '.join(effects)}{replaced}; {entry.advice}"
+    )
+
+
+def _affected(project: Project, draw: LibraryDraw) -> Optional[str]:
+    """The severity, or None when the declared library versions reseed it themselves."""
+    entry = draw.entry
+    if not entry.distributions:
+        return "error"
+    settings = project.settings_for(draw.holder.site.frame.module.path)
+    declared = {name: settings.library_version(name) for name, _ in entry.distributions}
+    declared = {name: version for name, version in declared.items() if version.declared}
+    seed = draw.holder.site.call.kwarg("seed")
+    fixed_seed = seed is not None and not (isinstance(seed, Const) and seed.value is None)
+    if not declared:
+        return "warning"  # which release is installed decides it
+    for name, version in declared.items():
+        for follows_name, specifiers in entry.fixed_seed_follows_workers:
+            if fixed_seed and follows_name == name and version.within(range_from_specifiers(specifiers)):
+                return None
+    affected = [version.overlaps(range_from_specifiers(dict(entry.distributions)[name])) for name, version in declared.items()]
+    if not any(affected):
+        return None
+    entirely = all(version.within(range_from_specifiers(dict(entry.distributions)[name])) for name, version in declared.items())
+    return "error" if entirely else "warning"
+
+
+def _has_reseed(project: Project, draw: LibraryDraw) -> bool:
+    """Every declared version of the library has the reseeding method the fix calls."""
+    entry = draw.entry
+    if not entry.reseed_since:
+        return True
+    settings = project.settings_for(draw.holder.site.frame.module.path)
+    names = [name for name, _ in entry.distributions] or [entry.library]
+    return all(not settings.library_version(name).may_be_below(entry.reseed_since) for name in names
+               if settings.library_version(name).declared) and (
+        not entry.distributions or any(settings.library_version(name).declared for name in names)
+    )
+
+
+def _init_fn_may_reseed(project: Project, init, entry: HeldRng) -> bool:
+    """The worker_init_fn calls one of the library's reseeding functions, or reaches the
+    dataset (``get_worker_info().dataset``), where it may reseed the pipeline."""
+    flow = project.flow
+    roots = [flow.frame(v.function, v.receiver) for v in init.values if isinstance(v, FunctionObj)]
+    if any(not isinstance(v, (FunctionObj, Constant)) for v in init.values):
+        return True  # a library callable or something unresolved: cannot tell
+    for frame in reachable(flow, roots):
+        function = frame.function.function
+        if "dataset" in function.attribute_names:
+            return True
+        for call in function.calls:
+            if flow.callee_names(call, frame) & entry.reseeders:
+                return True
+    return False
+
+
+def _fix(project: Project, draw: LibraryDraw, instance) -> Optional[Fix]:
+    """Reseed at the top of the dataset method that runs ``self.<attribute>``."""
+    reached = draw.reached
+    if reached is None or not draw.entry.reseed or not isinstance(instance, Instance):
+        return None
+    receiver = reached.frame.receiver
+    function = reached.function.function
+    if not isinstance(receiver, Instance) or function.name == "__init__" or not function.params:
+        return None
+    if instance.cls.key not in {item.key for item in project.index.mro(receiver.cls)} and receiver.key != instance.key:
+        return None
+    func = draw.call.func
+    if not isinstance(func, Name) or func.qualified is not None:
+        return None
+    parts = func.dotted.split(".")
+    if parts[0] != function.params[0] or len(parts) not in (2, 3):
+        return None
+    data = ((function.span.line, function.span.col, parts[1], f"library:{draw.entry.library}"),)
+    return Fix(FIX_KIND, reached.function.module.path, function.span, True, data)

@@ -1,0 +1,101 @@
+"""Runtime truth for SDL011 with MONAI: random transforms built in the parent draw the same
+numbers in every worker of a plain torch DataLoader (and in every epoch); the --fix output
+reseeds the pipeline once per worker, and MONAI's own DataLoader reseeds it unless a
+worker_init_fn of the caller's replaces MONAI's. imgaug is not exercised here: imgaug 0.4.0
+does not import with NumPy 2 (``np.sctypes`` was removed), which the test environment has."""
+
+import importlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+if not os.environ.get("CI"):
+    pytest.importorskip("monai")  # a test dependency; in CI its absence is a failure
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "SDL011"
+FRAMES = [np.zeros((4, 4), dtype=np.float32)] * 8
+"""Equal inputs: any difference between samples is the transforms' randomness."""
+
+
+@pytest.fixture
+def fixture_modules(tmp_path, monkeypatch):
+    """The flagged and fixed project dataset, and the MONAI-loader fixtures, as modules
+    importable by spawned workers."""
+    names = {
+        "sdl011_original": "monai_transform_on_project_dataset.py",
+        "sdl011_fixed": "monai_transform_on_project_dataset.fixed.py",
+        "sdl011_own_init": "monai_loader_with_own_worker_init_fn.py",
+        "sdl011_monai_loader": "clean_monai_dataloader.py",
+    }
+    for module, source in names.items():
+        shutil.copy(FIXTURES / source, tmp_path / f"{module}.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield {name: importlib.import_module(name) for name in names}
+    for name in names:
+        sys.modules.pop(name, None)
+
+
+def samples_per_epoch(loader, epochs=2):
+    """Every sample as a tuple of rounded values, per epoch, in the loader's order (with 4
+    workers and 8 samples in batches of 2, batch k comes from worker k)."""
+    torch.multiprocessing.set_sharing_strategy("file_system")
+    torch.manual_seed(0)
+    found = []
+    for _ in range(epochs):
+        samples = []
+        for batch in loader:
+            batch = batch["image"] if isinstance(batch, dict) else batch
+            samples.extend(tuple(np.round(np.asarray(item).ravel(), 6)) for item in batch)
+        found.append(samples)
+    return found
+
+
+def per_worker(samples):
+    return [tuple(samples[i:i + 2]) for i in range(0, len(samples), 2)]
+
+
+CONTEXTS = ["fork", "spawn"]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_flagged_project_dataset_repeats_across_workers_and_epochs(fixture_modules, context):
+    loader = fixture_modules["sdl011_original"].make_loader(FRAMES)
+    loader.multiprocessing_context = context
+    first, second = samples_per_epoch(loader)
+    assert len(set(per_worker(first))) == 1, "every worker draws the same noise"
+    assert first == second, "every epoch repeats it"
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_fixed_project_dataset_draws_per_worker_and_epoch(fixture_modules, context):
+    loader = fixture_modules["sdl011_fixed"].make_loader(FRAMES)
+    loader.multiprocessing_context = context
+    first, second = samples_per_epoch(loader)
+    assert len(set(per_worker(first))) == 4
+    assert first != second
+
+
+def test_fixed_project_dataset_is_reproducible_under_manual_seed(fixture_modules):
+    module = fixture_modules["sdl011_fixed"]
+    assert samples_per_epoch(module.make_loader(FRAMES)) == samples_per_epoch(module.make_loader(FRAMES))
+
+
+def records():
+    return [{"image": frame} for frame in FRAMES]
+
+
+def test_own_worker_init_fn_replaces_monai_reseeding(fixture_modules):
+    first, second = samples_per_epoch(fixture_modules["sdl011_own_init"].make_loader(records()))
+    assert len(set(per_worker(first))) == 1
+    assert first == second
+
+
+def test_monai_dataloader_reseeds_per_worker(fixture_modules):
+    first, second = samples_per_epoch(fixture_modules["sdl011_monai_loader"].make_loader(records()))
+    assert len(set(per_worker(first))) == 4
+    assert first != second
