@@ -35,6 +35,7 @@ from seedlint.analysis.objects import (
     ordered,
 )
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, ModuleFacts, Name, Value
+from seedlint.knowledge.library_rngs import LIBRARY_LOADERS
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TORCH_POSITIONS = {
@@ -42,13 +43,6 @@ TORCH_POSITIONS = {
     "collate_fn": 6, "pin_memory": 7, "drop_last": 8, "timeout": 9, "worker_init_fn": 10,
     "multiprocessing_context": 11, "generator": 12,
 }
-LIBRARY_LOADERS = {
-    "monai.data.DataLoader": {"dataset": 0, "num_workers": 1},
-    "monai.data.dataloader.DataLoader": {"dataset": 0, "num_workers": 1},
-}
-"""Library subclasses of torch's DataLoader, with the positions of their own signature
-(MONAI's ``DataLoader(dataset, num_workers=0, **kwargs)``). What their defaults do is in
-``knowledge.library_rngs`` (MONAI's ``worker_init_fn`` reseeds MONAI's transforms)."""
 DEFAULTS = {
     "batch_size": 1, "shuffle": None, "sampler": None, "batch_sampler": None, "num_workers": 0, "collate_fn": None,
     "pin_memory": False, "drop_last": False, "timeout": 0, "worker_init_fn": None, "multiprocessing_context": None,

@@ -1,6 +1,7 @@
 """How torch runs a ``worker_init_fn``: the frame it runs in (called with the worker id
 alone, after what a ``functools.partial`` binds), what varies there from one worker and
-epoch to the next, and the seedings it makes with the origin of each seed."""
+epoch to the next, the seedings it makes with the origin of each seed, and the functions
+it reaches."""
 
 from __future__ import annotations
 
@@ -58,6 +59,18 @@ def worker_seedings(project, loader: LoaderCall, frame: Frame, init: FunctionObj
             if seeding.seed is None or seeding.kind == "lightning":
                 continue
             yield seeding, seeds.origin(seeding.seed, seeding.frame, context)
+
+
+def init_fn_functions(project, init) -> List[Frame]:
+    """The project functions the loader's ``worker_init_fn`` values run, and what they reach."""
+    roots = [project.flow.frame(v.function, v.receiver) for v in init.values if isinstance(v, FunctionObj)]
+    return reachable(project.flow, roots)
+
+
+def reaches_dataset(frames: Iterable[Frame]) -> bool:
+    """Some function reads ``.dataset`` (``get_worker_info().dataset``), where it may
+    reseed what the dataset holds."""
+    return any("dataset" in frame.function.function.attribute_names for frame in frames)
 
 
 def _contains(outer: Span, inner: Span) -> bool:

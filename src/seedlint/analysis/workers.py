@@ -24,11 +24,12 @@ from seedlint.analysis.objects import (
     Instance,
     MethodOf,
     Obj,
+    SeqObj,
     ordered,
 )
 from seedlint.facts.model import EXCEPT, Call, Const, Name
 from seedlint.knowledge import global_draws
-from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container
+from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
 from seedlint.rng import (
     RNG_OBJECT,
     RNG_OBJECT_CONSTRUCTORS,
@@ -37,7 +38,6 @@ from seedlint.rng import (
     TORCH,
     global_stream,
 )
-from seedlint.analysis.objects import SeqObj
 
 ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 CALLABLE_METHODS = ("__call__", "forward")
@@ -186,7 +186,7 @@ class WorkerCode:
         ``self.seq.augment_image(x)``), or that reseeds one (``imgaug.seed(s)``,
         ``self.transform.set_random_state(seed=s)``)."""
         if isinstance(callee, External):
-            for entry in _entries_reseeded_by(callee.qualified):
+            for entry in reseeded_by(callee.qualified):
                 libraries_reseeded.add(entry.library)
             return []
         holder, method = None, "__call__"
@@ -337,12 +337,6 @@ def _passes_own_rng(call: Call) -> bool:
 def _built_with_own_rng(receiver: Obj) -> bool:
     """A frozen distribution built with its own ``random_state`` or ``seed``."""
     return isinstance(receiver, ExternalInstance) and _passes_own_rng(receiver.site.call)
-
-
-def _entries_reseeded_by(qualified: str) -> List[HeldRng]:
-    from seedlint.knowledge.library_rngs import HELD_RNGS
-
-    return [entry for entry in HELD_RNGS if qualified in entry.reseeders]
 
 
 def _passes_generator(call: Call) -> bool:

@@ -28,6 +28,17 @@ from dataclasses import dataclass
 from typing import FrozenSet, Optional, Tuple
 
 
+MONAI_LOADERS = {
+    "monai.data.DataLoader": {"dataset": 0, "num_workers": 1},
+    "monai.data.dataloader.DataLoader": {"dataset": 0, "num_workers": 1},
+}
+"""MONAI's subclass of torch's DataLoader, with the positions of its own signature
+(``DataLoader(dataset, num_workers=0, **kwargs)``); its default ``worker_init_fn``
+reseeds MONAI's transforms."""
+LIBRARY_LOADERS = {**MONAI_LOADERS}
+"""Library loader classes the analysis treats as loaders, with their positions."""
+
+
 @dataclass(frozen=True)
 class HeldRng:
     library: str
@@ -104,7 +115,7 @@ MONAI = HeldRng(
         "monai.data.utils.set_rnd", "monai.data.set_rnd",
     }),
     reseed_methods=frozenset({"set_random_state"}),
-    seeding_loaders=frozenset({"monai.data.DataLoader", "monai.data.dataloader.DataLoader"}),
+    seeding_loaders=frozenset(MONAI_LOADERS),
     reseed="{held}.set_random_state(seed={seed} % 2**32)",
     advice="load it with `monai.data.DataLoader` and no worker_init_fn of your own, or call "
            "`monai.data.utils.worker_init_fn(worker_id)` from yours",
@@ -157,3 +168,8 @@ def draws_itself(entry: HeldRng, qualified: str) -> bool:
 
 def is_container(entry: HeldRng, qualified: str) -> bool:
     return class_name(qualified) in entry.containers
+
+
+def reseeded_by(qualified: str) -> Tuple[HeldRng, ...]:
+    """The entries whose RNG a call of ``qualified`` reseeds (``imgaug.seed``)."""
+    return tuple(entry for entry in HELD_RNGS if qualified in entry.reseeders)

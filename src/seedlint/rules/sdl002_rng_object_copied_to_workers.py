@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
 from seedlint.analysis.index import ClassRef
-from seedlint.analysis.objects import ExternalInstance, FunctionObj, Instance
-from seedlint.analysis.reach import reachable
+from seedlint.analysis.objects import ExternalInstance, Instance
+from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
 from seedlint.analysis.workers import Draw, WorkerRun
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, Const, DictDisplay, IfExp, ModuleFacts, Name, Seq, Span, Value
@@ -247,5 +247,4 @@ def _contains(value: Value, call: Call, depth: int = 0) -> bool:
 def _init_fn_may_reseed_dataset(project: Project, init) -> bool:
     """A worker_init_fn that reaches the dataset (``get_worker_info().dataset``) may reseed
     its RNG objects."""
-    roots = [project.flow.frame(v.function, v.receiver) for v in init.values if isinstance(v, FunctionObj)]
-    return any("dataset" in frame.function.function.attribute_names for frame in reachable(project.flow, roots))
+    return reaches_dataset(init_fn_functions(project, init))

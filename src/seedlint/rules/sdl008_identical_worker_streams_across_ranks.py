@@ -6,6 +6,7 @@ import os
 
 from typing import Iterable, List, Optional, Set, Tuple
 
+from seedlint.analysis.callsites import spelled
 from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
@@ -303,16 +304,15 @@ def _spelled_like_seeding(name: str) -> bool:
 
 
 def _may_call(call: Call, qualified_names: frozenset) -> bool:
-    """A spelling screen before the callee is resolved: the call names one of the
-    functions' own names (``mp.spawn``, ``dist.init_process_group``, or an import alias of
-    them, whose qualified name ends so) or is a method of a computed object."""
+    """A spelling screen before the callee is resolved: the call spells one of the
+    functions' own names (``mp.spawn``, ``dist.init_process_group``), is an import alias of
+    one, or calls something computed."""
     lasts = {name.rsplit(".", 1)[-1] for name in qualified_names}
     func = call.func
-    if isinstance(func, Name):
-        return _last(call) in lasts or (func.qualified is not None and func.qualified.rsplit(".", 1)[-1] in lasts)
-    if isinstance(func, Attr):
-        return func.attr in lasts
-    return True
+    if not isinstance(func, (Name, Attr)):
+        return True
+    qualified = func.qualified if isinstance(func, Name) else None
+    return spelled(func) in lasts or (qualified is not None and qualified.rsplit(".", 1)[-1] in lasts)
 
 
 def _last(call: Call) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional
 
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
-from seedlint.analysis.reach import reachable
+from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
 from seedlint.analysis.workers import LibraryDraw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const, Name
@@ -180,33 +180,26 @@ def _affected(project: Project, draw: LibraryDraw) -> Optional[str]:
 
 
 def _has_reseed(project: Project, draw: LibraryDraw) -> bool:
-    """Every declared version of the library has the reseeding method the fix calls."""
+    """No declared version of the library predates the method the fix calls."""
     entry = draw.entry
-    if not entry.reseed_since:
-        return True
     settings = project.settings_for(draw.holder.site.frame.module.path)
     names = [name for name, _ in entry.distributions] or [entry.library]
-    return all(not settings.library_version(name).may_be_below(entry.reseed_since) for name in names
-               if settings.library_version(name).declared) and (
-        not entry.distributions or any(settings.library_version(name).declared for name in names)
+    return not entry.reseed_since or not any(
+        settings.library_version(name).declared and settings.library_version(name).may_be_below(entry.reseed_since)
+        for name in names
     )
 
 
 def _init_fn_may_reseed(project: Project, init, entry: HeldRng) -> bool:
-    """The worker_init_fn calls one of the library's reseeding functions, or reaches the
-    dataset (``get_worker_info().dataset``), where it may reseed the pipeline."""
-    flow = project.flow
-    roots = [flow.frame(v.function, v.receiver) for v in init.values if isinstance(v, FunctionObj)]
+    """The worker_init_fn calls one of the library's reseeding functions, reaches the
+    dataset (where it may reseed the pipeline), or is something seedlint cannot follow."""
     if any(not isinstance(v, (FunctionObj, Constant)) for v in init.values):
-        return True  # a library callable or something unresolved: cannot tell
-    for frame in reachable(flow, roots):
-        function = frame.function.function
-        if "dataset" in function.attribute_names:
-            return True
-        for call in function.calls:
-            if flow.callee_names(call, frame) & entry.reseeders:
-                return True
-    return False
+        return True
+    frames = init_fn_functions(project, init)
+    if reaches_dataset(frames):
+        return True
+    flow = project.flow
+    return any(flow.callee_names(call, frame) & entry.reseeders for frame in frames for call in frame.function.function.calls)
 
 
 def _fix(project: Project, draw: LibraryDraw, instance) -> Optional[Fix]:
