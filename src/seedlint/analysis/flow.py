@@ -135,7 +135,8 @@ class ValueFlow:
                 found.append(obj.cls)
             elif isinstance(obj, External):
                 found.append(ExternalRef(obj.qualified))
-        return found
+        # Alternatives in source order, whatever order the set of values iterates in.
+        return sorted(found, key=lambda ref: (0, ref.module.path, ref.cls.span.line) if isinstance(ref, ClassRef) else (1, ref.qualified, 0))
 
     # ================================================================== frames
     def frame(self, function: FunctionRef, receiver: Optional[Obj] = None, site: Optional[Site] = None) -> Frame:
@@ -170,9 +171,9 @@ class ValueFlow:
         return found
 
     def _init_frame(self, method: FunctionRef, instance: Instance) -> Frame:
-        top = self.index.method(instance.cls, "__init__")
+        tops = self.index.constructors(instance.cls)
         site = instance.site
-        if top is None or top.key == method.key:
+        if not tops or any(top.key == method.key for top in tops):
             return self.frame(method, instance, Site(site.frame, site.call, 1, site.prefix))
         for item in self.index.mro(instance.cls):
             qualname = item.cls.methods.get("__init__")
@@ -1310,11 +1311,13 @@ def _reaching(function: Function, assigns: List, read: Span) -> Tuple[List, bool
     def in_loop(span: Span) -> bool:
         return any(_inside(loop.span, span) for loop in function.loops)
 
+    loops_around_read = [loop.span for loop in function.loops if _inside(loop.span, read)]
     killers = [a for a in assigns if not a.guards and _before(a.span, read) and not in_loop(a.span)]
     if not killers:
-        return assigns, False
+        # Without an unconditional one, every assignment before the read may reach it, and
+        # later ones only through a loop around it (not ``x = f(x)``'s own target).
+        return [a for a in assigns if _before(a.span, read) or any(_inside(loop, a.span) for loop in loops_around_read)], False
     last = max(killers, key=lambda a: (a.span.line, a.span.col))
-    loops_around_read = [loop.span for loop in function.loops if _inside(loop.span, read)]
     kept = []
     for assign in assigns:
         if assign is last:

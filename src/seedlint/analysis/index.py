@@ -95,8 +95,9 @@ class ProjectIndex:
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
         self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
         self._search_roots: Dict[str, List[str]] = {}
-        self._bases: Dict[Tuple[str, str], List[Symbol]] = {}
+        self._bases: Dict[Tuple[str, str], List[List[Symbol]]] = {}
         self.base_resolver: Optional[Callable[[ClassRef, Value], List[Symbol]]] = None
+        self._constructors: Dict[tuple, List[FunctionRef]] = {}
         """Set by the value flow: resolves a base the names alone do not (a parameter of
         the function that defines the class, ``REGISTRY[key]``, a call)."""
         self.unreadable: Dict[str, str] = {}
@@ -305,19 +306,48 @@ class ProjectIndex:
         return order
 
     def bases(self, ref: ClassRef) -> Iterator[Symbol]:
+        return iter(symbol for group in self.base_groups(ref) for symbol in group)
+
+    def base_groups(self, ref: ClassRef) -> List[List[Symbol]]:
+        """Per base class expression, what it may be: one class, or several when it is
+        computed (``class Dataset(sources[name], tasks[task])``)."""
         key = ref.key
         found = self._bases.get(key)
         if found is None:
             found = self._bases[key] = list(self._find_bases(ref))
-        return iter(found)
+        return found
 
-    def _find_bases(self, ref: ClassRef) -> Iterator[Symbol]:
+    def _find_bases(self, ref: ClassRef) -> Iterator[List[Symbol]]:
         for base in ref.cls.bases:
             symbol = self.symbol_of(base, ref.module)
             if symbol is not None and not isinstance(symbol, VariableRef):
-                yield symbol
+                yield [symbol]
             elif self.base_resolver is not None:
-                yield from self.base_resolver(ref, base)
+                yield list(self.base_resolver(ref, base))
+
+    def constructors(self, ref: ClassRef) -> List[FunctionRef]:
+        """The project ``__init__`` methods that may run first when ``ref`` is instantiated:
+        one for a fixed base chain, one per alternative when a base is computed."""
+        key = ref.key
+        if key in self._constructors:
+            return self._constructors[key]
+        self._constructors[key] = []
+        qualname = ref.cls.methods.get("__init__")
+        if qualname is not None:
+            found = [FunctionRef(ref.module, ref.module.functions[qualname])]
+        else:
+            found = []
+            for group in self.base_groups(ref):
+                settled = True
+                for base in group:
+                    if isinstance(base, ClassRef):
+                        inner = self.constructors(base)
+                        found.extend(f for f in inner if all(f.key != g.key for g in found))
+                        settled = settled and bool(inner)
+                if settled and group:
+                    break  # every alternative of this base defines the constructor
+        self._constructors[key] = found
+        return found
 
     def external_bases(self, ref: ClassRef) -> List[str]:
         """Qualified names of the non-project classes anywhere in the base chain."""

@@ -186,6 +186,12 @@ class _Collector(cst.CSTVisitor):
         self.guards: List[Guard] = []
         """The guards in force at the current statement, innermost last."""
         self.saved_guards: List[List[Guard]] = []
+        self.operand_guards: List[Tuple[Tuple[int, int, int, int], Guard]] = []
+        """Open ``and``/``or`` right operands and conditional-expression branches: their
+        range and the guard the code inside them runs under."""
+        self.saved_operand_guards: List[List[Tuple[Tuple[int, int, int, int], Guard]]] = []
+        self.value_guards: List[Guard] = []
+        """The same for an operand being read as a value right now."""
         self.blocks: List[List[int]] = [[0]]
         """Per function, per open block: how many guards the block pushed (its ``if`` test,
         and one per ``if t: return`` among its statements), popped when it closes."""
@@ -276,7 +282,8 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, cst.BinaryOperation):
             return BinOp(type(node.operator).__name__, self.value(node.left), self.value(node.right))
         if isinstance(node, cst.IfExp):
-            return IfExp(self.value(node.body), self.value(node.orelse), self.value(node.test))
+            test = self.value(node.test)
+            return IfExp(self._operand(node.body, (test, True)), self._operand(node.orelse, (test, False)), test)
         if isinstance(node, cst.Lambda):
             return Lambda(self.lambda_qualname(node), self.span(node))
         if isinstance(node, cst.NamedExpr):
@@ -289,7 +296,8 @@ class _Collector(cst.CSTVisitor):
             return Compare(op, self.value(node.left), self.value(target.comparator)) if op else UNKNOWN
         if isinstance(node, cst.BooleanOperation):
             op = "and" if isinstance(node.operator, cst.And) else "or"
-            return BoolOp(op, (self.value(node.left), self.value(node.right)))
+            left = self.value(node.left)
+            return BoolOp(op, (left, self._operand(node.right, (left, op == "and"))))
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
             return Not(self.value(node.expression))
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
@@ -334,7 +342,7 @@ class _Collector(cst.CSTVisitor):
                 args.append(self.value(arg.value))
         return Call(
             self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs, tuple(keyword_spans),
-            tuple(stars), tuple(double_stars), tuple(self.guards),
+            tuple(stars), tuple(double_stars), self._guards_at(node),
         )
 
     def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value, Span]]]:
@@ -495,6 +503,8 @@ class _Collector(cst.CSTVisitor):
         self.loops.append([])
         self.saved_guards.append(self.guards)
         self.guards = []
+        self.saved_operand_guards.append(self.operand_guards)
+        self.operand_guards = []
         self.blocks.append([0])
 
     def _leave_function(self) -> None:
@@ -502,6 +512,7 @@ class _Collector(cst.CSTVisitor):
         self.functions.pop()
         self.loops.pop()
         self.guards = self.saved_guards.pop()
+        self.operand_guards = self.saved_operand_guards.pop()
         self.blocks.pop()
 
     # ---------------------------------------------------------------- guards
@@ -527,6 +538,47 @@ class _Collector(cst.CSTVisitor):
     def leave_Else(self, original_node: cst.Else) -> None:
         if self.opened.pop(id(original_node), 0):
             self.guards.pop()
+
+    # Short-circuit operands and conditional expressions run only where their test has a
+    # truth value: in ``split == "train" and np.random.random() < p`` the draw happens only
+    # when training. The calls inside such an operand get its guard (see ``_call``).
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self.operand_guards.append((self.positions[node.right], (self.value(node.left), isinstance(node.operator, cst.And))))
+
+    def leave_BooleanOperation(self, original_node: cst.BooleanOperation) -> None:
+        self.operand_guards.pop()
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        test = self.value(node.test)
+        self.operand_guards.append((self.positions[node.body], (test, True)))
+        self.operand_guards.append((self.positions[node.orelse], (test, False)))
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        del self.operand_guards[-2:]
+
+    def _operand(self, node: cst.BaseExpression, guard: Guard) -> Value:
+        """The value of an operand that runs only under ``guard``; calls built inside it
+        (when an enclosing expression is read before the visit reaches them) get it too."""
+        self.value_guards.append(guard)
+        try:
+            return self.value(node)
+        finally:
+            self.value_guards.pop()
+
+    def _guards_at(self, node: cst.CSTNode) -> Tuple[Guard, ...]:
+        """The guards in force where ``node`` is evaluated."""
+        if not self.operand_guards and not self.value_guards:
+            return tuple(self.guards)
+        line, column, end_line, end_column = self.positions[node]
+        inside = [
+            guard for (first_line, first_column, last_line, last_column), guard in self.operand_guards
+            if (first_line, first_column) <= (line, column) and (end_line, end_column) <= (last_line, last_column)
+        ]
+        found: List[Guard] = list(self.guards)
+        for guard in (*inside, *self.value_guards):
+            if all(guard is not other for other in found):
+                found.append(guard)
+        return tuple(found)
 
     def _open_block(self, node: cst.CSTNode) -> None:
         pushed = 0
