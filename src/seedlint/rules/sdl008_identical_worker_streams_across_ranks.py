@@ -7,7 +7,7 @@ import os
 from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.callsites import spelled
-from seedlint.analysis.objects import Frame, FunctionObj
+from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
@@ -39,7 +39,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       with a seed that does not depend on the rank, in the code every rank runs (the function
       `mp.spawn` starts, or the whole script under `torchrun`), which calls
       `torch.distributed.init_process_group` and builds loaders whose workers draw random
-      numbers.
+      numbers. Library seeders count as seeding torch (`transformers.set_seed`,
+      `accelerate.utils.set_seed`, MONAI's `set_determinism`), and so do the random
+      transforms that MONAI's own `DataLoader` reseeds in each worker from torch's seed.
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -267,18 +269,26 @@ def _rank_program(project: Project, frame: Frame, program: Set[tuple]) -> Set[tu
 
 
 def _draws_in_workers(project: Project, obj) -> bool:
-    loaders = project.loaders
-    if not loaders.workers(obj.loader, obj.frame).may_be_positive:
-        return False
-    return any(project.workers.of(i).sure_draws for i in loaders.datasets(obj.loader, obj.frame))
+    return _workers_draw(project, obj.loader, obj.frame)
 
 
 def _draws_in_workers_of(project: Project, loader) -> bool:
+    return any(_workers_draw(project, loader, frame) for frame in project.loaders.contexts(loader))
+
+
+def _workers_draw(project: Project, loader, frame) -> bool:
+    """The loader has workers whose draws follow torch's per-worker seed: global-RNG draws,
+    or a library's RNG that the loader itself reseeds from that seed (MONAI's DataLoader)."""
     loaders = project.loaders
-    for frame in loaders.contexts(loader):
-        if loaders.workers(loader, frame).may_be_positive and any(
-            project.workers.of(i).sure_draws for i in loaders.datasets(loader, frame)
-        ):
+    if not loaders.workers(loader, frame).may_be_positive:
+        return False
+    init = loaders.worker_init(loader, frame)
+    library_reseeds = not init.unknown and all(isinstance(v, Constant) and v.value is None for v in init.values)
+    for instance in loaders.datasets(loader, frame):
+        run = project.workers.of(instance)
+        if run.sure_draws:
+            return True
+        if library_reseeds and any(loader.library in draw.entry.seeding_loaders for draw in run.library_draws):
             return True
     return False
 

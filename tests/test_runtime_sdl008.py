@@ -1,0 +1,45 @@
+"""Runtime truth for SDL008 under MONAI: when every rank calls ``set_determinism`` with the
+same seed, MONAI's DataLoader gives worker k of every rank the same transform seed, so the
+ranks draw the same random noise in lockstep (each rank on its own shard of the data); a
+seed that adds the rank (the clean fixture) gives every rank its own draws. The ranks are
+simulated in one process: what a rank's workers draw depends only on torch's global seed
+and the rank's sampler, not on the process group."""
+
+import os
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data.distributed import DistributedSampler
+
+if not os.environ.get("CI"):
+    pytest.importorskip("monai")  # a test dependency; in CI its absence is a failure
+
+RANKS = 2
+SEED = 1234
+
+
+def rank_draws(rank: int, seed: int):
+    """What one rank's workers return in its first epoch: noise added to equal zero frames,
+    in the loader's order (2 workers, batches of 2: batch k comes from worker k % 2)."""
+    from monai.data import DataLoader, Dataset
+    from monai.transforms import Compose, RandGaussianNoised
+    from monai.utils import set_determinism
+
+    set_determinism(seed=seed)
+    records = [{"image": np.zeros((1, 4), dtype=np.float32)} for _ in range(8)]
+    dataset = Dataset(data=records, transform=Compose([RandGaussianNoised(keys=["image"], prob=1.0)]))
+    sampler = DistributedSampler(dataset, num_replicas=RANKS, rank=rank, shuffle=False)
+    loader = DataLoader(dataset, batch_size=2, sampler=sampler, num_workers=2, multiprocessing_context="fork")
+    return [tuple(np.round(np.asarray(batch["image"]).ravel(), 6)) for batch in loader]
+
+
+def test_same_seed_on_every_rank_draws_the_same_noise_on_every_rank():
+    first, second = (rank_draws(rank, SEED) for rank in range(RANKS))
+    assert first == second, "worker k of each rank draws what worker k of the other rank draws"
+    assert len(set(first)) == len(first), "within one rank the workers and batches differ"
+
+
+def test_rank_dependent_seed_gives_each_rank_its_own_draws():
+    first, second = (rank_draws(rank, SEED + rank) for rank in range(RANKS))
+    assert not set(first) & set(second)
