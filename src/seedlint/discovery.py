@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Sequence, Tuple
+from typing import Callable, Iterable, Iterator, List, Sequence, Tuple
 
 from seedlint.config import Settings
 
@@ -34,7 +35,8 @@ class _GitIgnore:
     directory-only patterns, and ``!`` negations, read per directory."""
 
     def __init__(self) -> None:
-        self.rules: List[Tuple[str, str, bool, bool]] = []
+        self.rules: List[Tuple[str, Callable[[str], object], bool, bool, bool]] = []
+        """(directory, compiled pattern, anchored, negate, directory_only), in file order."""
 
     def read(self, directory: str) -> None:
         path = os.path.join(directory, ".gitignore")
@@ -51,21 +53,23 @@ class _GitIgnore:
             line = line[1:] if negate else line
             directory_only = line.endswith("/")
             line = line.rstrip("/")
-            self.rules.append((directory, line, negate, directory_only))
+            anchored = "/" in line  # a leading or inner slash anchors the pattern to this directory
+            match = re.compile(fnmatch.translate(os.path.normcase(line.lstrip("/")))).match
+            self.rules.append((directory, match, anchored, negate, directory_only))
 
     def ignored(self, path: str, is_dir: bool) -> bool:
         result = False
         name = os.path.basename(path)
-        for base, pattern, negate, directory_only in self.rules:
+        for base, match, anchored, negate, directory_only in self.rules:
             if directory_only and not is_dir:
                 continue
-            if not (path == base or path.startswith(base + os.sep)):
+            if path == base:
+                relative = "."
+            elif path.startswith(base) and path[len(base):len(base) + 1] == os.sep:
+                relative = path[len(base) + 1:].replace(os.sep, "/")
+            else:
                 continue
-            relative = os.path.relpath(path, base).replace(os.sep, "/")
-            anchored = "/" in pattern.strip("/")
-            pattern = pattern.lstrip("/")
-            hit = fnmatch.fnmatch(relative, pattern) if anchored else fnmatch.fnmatch(name, pattern)
-            if hit:
+            if match(os.path.normcase(relative if anchored else name)):
                 result = not negate
         return result
 

@@ -1,0 +1,64 @@
+"""Which files a directory run checks: .gitignore patterns are read as git reads them
+(``git ls-files --exclude-standard`` on the same tree is the reference)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from seedlint.config import Settings
+from seedlint.discovery import discover
+
+FILES = [
+    "train.py",
+    "datasets/coco.py",              # root-anchored `/datasets`: ignored here ...
+    "pkg/datasets/voc.py",           # ... but not one level down
+    "pkg/build/generated.py",        # `build/`: a directory at any depth
+    "pkg/build.py",                  # a file named like the directory pattern stays
+    "pkg/models/net.gen.py",         # `*.gen.py` at any depth
+    "pkg/models/keep.gen.py",        # re-included by `!keep.gen.py`
+    "docs/conf.py",                  # `docs/*.py`: anchored by its inner slash
+    "pkg/docs/api.py",               # so a nested docs/ stays
+    "pkg/local/scratch.py",          # `/local` in pkg/.gitignore: anchored to pkg/
+    "pkg/sub/local/kept.py",
+]
+ROOT_GITIGNORE = "/datasets\nbuild/\n*.gen.py\n!keep.gen.py\ndocs/*.py\n"
+NESTED_GITIGNORE = "/local\n"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    for relative in FILES:
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("import torch\n")
+    (tmp_path / ".gitignore").write_text(ROOT_GITIGNORE)
+    (tmp_path / "pkg" / ".gitignore").write_text(NESTED_GITIGNORE)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    return tmp_path
+
+
+def git_kept(tree: Path) -> set:
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--cached", "--exclude-standard"], cwd=tree,
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    return {path for path in listed if path.endswith(".py")}
+
+
+def test_directory_run_keeps_what_git_keeps(tree):
+    found = {os.path.relpath(t.absolute, tree).replace(os.sep, "/") for t in discover([str(tree)], Settings())}
+    expected = git_kept(tree)
+    assert "datasets/coco.py" not in expected and "pkg/datasets/voc.py" in expected  # the reference reads the tree as meant
+    assert found == expected
+
+
+def test_a_file_named_explicitly_is_checked_even_when_ignored(tree):
+    named = str(tree / "datasets" / "coco.py")
+    assert [t.absolute for t in discover([named], Settings())] == [named]
