@@ -66,10 +66,15 @@ class CallSites:
         self.flow = flow
         self.index = flow.index
         self._memo: Dict[tuple, Tuple[List[Site], bool]] = {}
-        self._by_spelling: Dict[str, Dict[str, List[Tuple[Function, Call]]]] = {}
         self._applications: Dict[Tuple[str, str], Call] = {}
-        self._decorated: Dict[str, Dict[str, List[Call]]] = {}
-        """Per module: the spelled decorator -> its applications (``deco(cls)`` calls)."""
+        self._indexed: Set[str] = set()
+        """Paths of the modules whose calls, decorators and classes the tables below hold."""
+        self._calls: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
+        """The spelled callee -> its calls, in every indexed module."""
+        self._decorated: Dict[str, List[Tuple[ModuleFacts, Call]]] = {}
+        """The spelled decorator -> its applications (``deco(cls)`` calls)."""
+        self._subclasses: Dict[str, List[Tuple[ModuleFacts, object]]] = {}
+        """A spelled base class -> the classes that list it."""
         self._budget = MAX_NEW_FILES_PER_RUN
 
     def of(self, frame: Frame) -> Tuple[List[Site], bool]:
@@ -93,19 +98,19 @@ class CallSites:
         spellings = names | {"__init__"} if target.function.name == "__init__" else names
         sites: List[Site] = []
         seen: Set[tuple] = set()
-        for module in modules:
-            for function, call in self._calls_spelled(module, spellings):
-                caller = self._caller_frame(module, function, call, frame)
-                for site in self._matches(call, caller, frame):
-                    if site.key not in seen:
-                        seen.add(site.key)
-                        sites.append(site)
-            for call in self._decorator_applications(module, names):
-                caller = self.flow.module_frame(module)
-                for site in self._matches(call, caller, frame):
-                    if site.key not in seen:
-                        seen.add(site.key)
-                        sites.append(site)
+        self._index_modules(modules)
+        for module, function, call in self._hits(self._calls, spellings, modules):
+            caller = self._caller_frame(module, function, call, frame)
+            for site in self._matches(call, caller, frame):
+                if site.key not in seen:
+                    seen.add(site.key)
+                    sites.append(site)
+        for module, call in self._hits(self._decorated, names, modules):
+            caller = self.flow.module_frame(module)
+            for site in self._matches(call, caller, frame):
+                if site.key not in seen:
+                    seen.add(site.key)
+                    sites.append(site)
         sites.sort(key=lambda s: (s.frame.module.path, s.call.span.line, s.call.span.col, s.offset))
         return sites, complete
 
@@ -139,15 +144,15 @@ class CallSites:
         modules, complete = self._modules(names, cls.module)
         instances: List[Instance] = []
         seen: Set[tuple] = set()
-        for module in modules:
-            for function, call in self._calls_spelled(module, names):
-                frame = self.flow.function_frame(module, function)
-                for obj in self.flow.callee_objects(call, frame):
-                    if isinstance(obj, ClassObj) and any(item.key == cls.key for item in self.index.mro(obj.cls)):
-                        instance = Instance(obj.cls, Site(frame, call))
-                        if instance.key not in seen:
-                            seen.add(instance.key)
-                            instances.append(instance)
+        self._index_modules(modules)
+        for module, function, call in self._hits(self._calls, names, modules):
+            frame = self.flow.function_frame(module, function)
+            for obj in self.flow.callee_objects(call, frame):
+                if isinstance(obj, ClassObj) and any(item.key == cls.key for item in self.index.mro(obj.cls)):
+                    instance = Instance(obj.cls, Site(frame, call))
+                    if instance.key not in seen:
+                        seen.add(instance.key)
+                        instances.append(instance)
         result = (instances, complete)
         self._memo[key] = result  # type: ignore[assignment]
         return result
@@ -158,16 +163,16 @@ class CallSites:
         frontier = {owner.cls.name}
         for _ in range(MAX_SUBCLASS_ROUNDS):
             modules, _ = self._modules(frontier, owner.module)
+            self._index_modules(modules)
             added = set()
-            for module in modules:
-                for cls in module.classes.values():
-                    if cls.name in names or not any(spelled(b) in frontier for b in cls.bases):
-                        continue
-                    if inheriting_init_only and "__init__" in cls.methods:
-                        continue
-                    ref = ClassRef(module, cls)
-                    if any(item.key == owner.key for item in self.index.mro(ref)):
-                        added.add(cls.name)
+            for module, cls in self._hits(self._subclasses, frontier, modules):
+                if cls.name in names or cls.name in added:
+                    continue
+                if inheriting_init_only and "__init__" in cls.methods:
+                    continue
+                ref = ClassRef(module, cls)
+                if any(item.key == owner.key for item in self.index.mro(ref)):
+                    added.add(cls.name)
             if not added:
                 break
             names |= added
@@ -194,30 +199,30 @@ class CallSites:
                 modules[loaded.path] = loaded
         return list(modules.values()), complete
 
-    def _calls_spelled(self, module: ModuleFacts, names: Set[str]) -> List[Tuple[Function, Call]]:
-        table = self._by_spelling.get(module.path)
-        if table is None:
-            table = self._by_spelling[module.path] = {}
+    def _index_modules(self, modules: List[ModuleFacts]) -> None:
+        """Adds the modules not indexed yet to the spelling tables."""
+        for module in modules:
+            if module.path in self._indexed:
+                continue
+            self._indexed.add(module.path)
             for function, call in module.all_calls():
-                table.setdefault(spelled(call.func), []).append((function, call))
-        found: List[Tuple[Function, Call]] = []
-        for name in sorted(names):
-            found.extend(table.get(name, ()))
-        return found
-
-    def _decorator_applications(self, module: ModuleFacts, names: Set[str]) -> List[Call]:
-        """``@deco`` on a module-level class or function, as the call ``deco(cls)``."""
-        table = self._decorated.get(module.path)
-        if table is None:
-            table = self._decorated[module.path] = {}
+                self._calls.setdefault(spelled(call.func), []).append((module, function, call))
             for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
                 if "." in definition.qualname:
                     continue
                 for decorator in definition.decorators:
-                    table.setdefault(spelled(decorator), []).append(self._application(module, definition, decorator))
-        found: List[Call] = []
+                    self._decorated.setdefault(spelled(decorator), []).append((module, self._application(module, definition, decorator)))
+            for cls in module.classes.values():
+                for base in {spelled(b) for b in cls.bases}:
+                    self._subclasses.setdefault(base, []).append((module, cls))
+
+    @staticmethod
+    def _hits(table: Dict[str, list], names: Set[str], modules: List[ModuleFacts]) -> list:
+        """The table's entries for ``names`` that lie in ``modules``."""
+        paths = {module.path for module in modules}
+        found: list = []
         for name in sorted(names):
-            found.extend(table.get(name, ()))
+            found.extend(entry for entry in table.get(name, ()) if entry[0].path in paths)
         return found
 
     def _application(self, module: ModuleFacts, definition, decorator: Value) -> Call:

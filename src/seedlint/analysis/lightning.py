@@ -94,6 +94,7 @@ class Lightning:
         self.project = project
         self.flow = project.flow
         self.index = project.index
+        self._processes: Dict[Runner, str] = {}
 
     # ------------------------------------------------------------------ the project
     @cached_property
@@ -288,6 +289,11 @@ class Lightning:
         SEVERAL, ONE, or ON_HOST (``devices="auto"``, Lightning's default since 2.0, uses
         every GPU of the machine). A module no visible Trainer runs is judged by the
         project's Trainers when they all agree."""
+        if runner not in self._processes:
+            self._processes[runner] = self._count_processes(runner)
+        return self._processes[runner]
+
+    def _count_processes(self, runner: Runner) -> str:
         if runner.kind == "unseen":
             counts = {self.processes(t) for t in self.trainers}
             return counts.pop() if len(counts) == 1 else ON_HOST
