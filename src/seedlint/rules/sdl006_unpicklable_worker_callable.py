@@ -10,6 +10,7 @@ from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Call, Const, Function, ModuleFacts, Name, Span, Value
 from seedlint.rules.base import Project, Rule, add_related, where
+from seedlint.versions import VersionRange, parse_version
 
 FIX_KIND = "hoist-lambda"
 ROLES = ("worker_init_fn", "collate_fn")
@@ -17,6 +18,8 @@ PICKLING_METHODS = ("spawn", "forkserver")
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CONTEXT_GETTERS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
 PROGRAM_LEVELS = 3
+PYTHON_3_13 = VersionRange(parse_version("3.13"), parse_version("3.14"))
+"""The releases whose pickle words a local object's failure "Can't get local object"."""
 MAX_CALLERS = 8
 """How far up the calls a ``set_start_method`` in another module still counts as the loader's program."""
 
@@ -62,7 +65,7 @@ class UnpicklableWorkerCallable(Rule):
     `worker_init_fn` to start every worker. Lambdas and local objects cannot be pickled by
     reference, so iterating the loader fails: a module-level lambda raises `PicklingError`; a
     function, lambda or class defined inside a function raises `AttributeError: Can't pickle
-    local object` (Python 3.10 to 3.13; some releases word it "Can't get local object") and
+    local object` (Python 3.12 and older; Python 3.13 words it "Can't get local object") and
     `PicklingError: Can't pickle local object` from Python 3.14. `spawn` is the default on
     Windows and macOS, and Linux defaults to `forkserver` from Python 3.14: code that works on
     a Linux box today breaks there.
@@ -159,13 +162,18 @@ def _exception(project: Project, problem: Unpicklable) -> str:
     if problem.local_name is None:
         return "`PicklingError: Can't pickle <function <lambda>>: attribute lookup <lambda> failed`"
     version = project.settings_for(problem.module.path).python_version
-    old = f"`AttributeError: Can't pickle local object '{problem.local_name}'`"
-    new = f"`PicklingError: Can't pickle local object <{problem.local_name}>`"
-    if not version.may_be_at_least("3.14"):
-        return old + " (on some Python releases: \"Can't get local object\")"
-    if not version.may_be_below("3.14"):
-        return new
-    return f"{old} (Python 3.13 and older) or {new} (Python 3.14)"
+    wordings = [
+        (not version.may_be_at_least("3.13"), version.may_be_below("3.13"), "Python 3.12 and older",
+         f"`AttributeError: Can't pickle local object '{problem.local_name}'`"),
+        (version.within(PYTHON_3_13), version.overlaps(PYTHON_3_13), "Python 3.13",
+         f"`AttributeError: Can't get local object '{problem.local_name}'`"),
+        (not version.may_be_below("3.14"), version.may_be_at_least("3.14"), "Python 3.14",
+         f"`PicklingError: Can't pickle local object <{problem.local_name}>`"),
+    ]
+    for only, _, _, raised in wordings:
+        if only:
+            return raised
+    return " or ".join(f"{raised} ({label})" for _, possible, label, raised in wordings if possible)
 
 
 def _unpicklable_function(module: ModuleFacts, function: Function) -> Optional[Unpicklable]:
