@@ -96,8 +96,8 @@ class ProjectIndex:
         self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
         self._search_roots: Dict[str, List[str]] = {}
         self._bases: Dict[Tuple[str, str], List[List[Symbol]]] = {}
-        self.base_resolver: Optional[Callable[[ClassRef, Value], List[Symbol]]] = None
         self._constructors: Dict[tuple, List[FunctionRef]] = {}
+        self.base_resolver: Optional[Callable[[ClassRef, Value], List[Symbol]]] = None
         """Set by the value flow: resolves a base the names alone do not (a parameter of
         the function that defines the class, ``REGISTRY[key]``, a call)."""
         self.unreadable: Dict[str, str] = {}
