@@ -169,7 +169,8 @@ class _Scope:
 class _Collector(cst.CSTVisitor):
     def __init__(self, module_name: str, path: str, is_package: bool) -> None:
         super().__init__()
-        self.positions: Mapping[cst.CSTNode, Position] = {}
+        self.positions: Mapping[int, Position] = {}
+        """Node ranges by ``id(node)``."""
         self.module_name = module_name
         self.is_package = is_package
         self.facts = ModuleFacts(name=module_name, path=path)
@@ -202,7 +203,7 @@ class _Collector(cst.CSTVisitor):
 
     # ---------------------------------------------------------------- helpers
     def span(self, node: cst.CSTNode) -> Span:
-        return Span(*self.positions[node])
+        return Span(*self.positions[id(node)])
 
     @property
     def function(self) -> Function:
@@ -234,7 +235,7 @@ class _Collector(cst.CSTVisitor):
         return f"{owner.key}.<locals>.{name}"
 
     def lambda_qualname(self, node: cst.Lambda) -> str:
-        line, column = self.positions[node][:2]
+        line, column = self.positions[id(node)][:2]
         parent = self.function.qualname
         prefix = "" if parent == MODULE_CODE else f"{parent}."
         return f"{prefix}<lambda:{line}:{column}>"
@@ -543,15 +544,15 @@ class _Collector(cst.CSTVisitor):
     # truth value: in ``split == "train" and np.random.random() < p`` the draw happens only
     # when training. The calls inside such an operand get its guard (see ``_call``).
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        self.operand_guards.append((self.positions[node.right], (self.value(node.left), isinstance(node.operator, cst.And))))
+        self.operand_guards.append((self.positions[id(node.right)], (self.value(node.left), isinstance(node.operator, cst.And))))
 
     def leave_BooleanOperation(self, original_node: cst.BooleanOperation) -> None:
         self.operand_guards.pop()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         test = self.value(node.test)
-        self.operand_guards.append((self.positions[node.body], (test, True)))
-        self.operand_guards.append((self.positions[node.orelse], (test, False)))
+        self.operand_guards.append((self.positions[id(node.body)], (test, True)))
+        self.operand_guards.append((self.positions[id(node.orelse)], (test, False)))
 
     def leave_IfExp(self, original_node: cst.IfExp) -> None:
         del self.operand_guards[-2:]
@@ -569,7 +570,7 @@ class _Collector(cst.CSTVisitor):
         """The guards in force where ``node`` is evaluated."""
         if not self.operand_guards and not self.value_guards:
             return tuple(self.guards)
-        line, column, end_line, end_column = self.positions[node]
+        line, column, end_line, end_column = self.positions[id(node)]
         inside = [
             guard for (first_line, first_column, last_line, last_column), guard in self.operand_guards
             if (first_line, first_column) <= (line, column) and (end_line, end_column) <= (last_line, last_column)
