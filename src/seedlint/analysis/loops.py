@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Set
 
+from seedlint.analysis.iteration_screen import IterationScreen, last_spelling
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
 from seedlint.facts.model import Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
@@ -106,6 +107,7 @@ class Loops:
         self.flow = project.flow
         self._by_call: Dict[int, LoaderCall] = {id(l.call): l for l in project.loaders.all}
         self._sites: Dict[tuple, List[Iteration]] = {}
+        self._screen = IterationScreen(project.index, _loaderish, WRAPPER_SPELLINGS)
 
     # ------------------------------------------------------------------ loader objects
     def loader_objects(self, values) -> List[LoaderObject]:
@@ -154,7 +156,7 @@ class Loops:
             if isinstance(call.func, Name) and call.func.dotted == "iter" and call.args:
                 found.extend(Iteration(obj, call.span) for obj in self.iterated(call.args[0], frame))
                 continue
-            if depth >= MAX_DEPTH or not self._may_iterate_a_loader(function, call):
+            if depth >= MAX_DEPTH or not self._may_iterate_a_loader(function, call) or not self._may_reach(call):
                 continue
             for callee, _ in self.flow.callee_frames(call, frame):
                 for inner in self.sites(callee, depth + 1):
@@ -174,6 +176,16 @@ class Loops:
         if any(spelling in last for spelling in HELPER_SPELLINGS):
             return True
         return any(_loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs)))
+
+    def _may_reach(self, call: Call) -> bool:
+        """The project-wide spelling screen: a call of a project function or class that no
+        loader iteration can be reached from is not followed. A call passing a loader, or
+        one spelled like a helper but naming no project function (a callable held in an
+        attribute or a parameter), still is."""
+        name = last_spelling(call.func)
+        if self._screen.reaches(name) or any(_loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs))):
+            return True
+        return not self._screen.known(name) and any(spelling in name.lower() for spelling in HELPER_SPELLINGS)
 
     # ------------------------------------------------------------------ epoch loops
     @cached_property

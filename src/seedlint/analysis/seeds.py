@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.objects import Constant, Frame
-from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Const, IfExp, Name, Seq, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Const, Function, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import (
     LIBRARY_SEED_DEFAULTS,
     LIBRARY_SEED_HELPERS,
@@ -176,6 +176,8 @@ class Seeds:
     # ------------------------------------------------------------------ seeding calls
     def direct(self, call: Call, frame: Frame) -> Optional[Seeding]:
         """The seeding ``call`` itself performs, if it reseeds a global RNG."""
+        if not _may_be_seeder(call, frame.function.function):
+            return None
         names = self.flow.callee_names(call, frame)
         for name in names:
             if name in DIRECT_SEEDERS:
@@ -418,6 +420,22 @@ def _may_seed(call: Call) -> bool:
     func = call.func
     spelled = func.dotted.rsplit(".", 1)[-1].lower() if isinstance(func, Name) else ""
     return "seed" in spelled or "determinis" in spelled or "random" in spelled or "init" in spelled
+
+
+def _may_be_seeder(call: Call, function: Function) -> bool:
+    """Every global seeder says "seed" or "determinis" in its last name, and so does any
+    name a module gives it (``seed_all = torch.manual_seed``); only a local alias or a
+    parameter (``seeder(0)``) can hide one."""
+    func = call.func
+    if not isinstance(func, Name):
+        return False
+    spelled = func.dotted.rsplit(".", 1)[-1].lower()
+    if "seed" in spelled or "determinis" in spelled:
+        return True
+    if func.qualified is not None and ("seed" in func.qualified.rsplit(".", 1)[-1].lower()):
+        return True
+    local = func.qualified is None and "." not in func.dotted
+    return local and (func.dotted in function.params or any(a.target == func.dotted for a in function.assigns))
 
 
 def _reassigned_at_run_time(module, variable: str) -> bool:
