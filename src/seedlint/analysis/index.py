@@ -93,6 +93,8 @@ class ProjectIndex:
         self.roots: List[str] = []
         self._root_of: Dict[str, str] = {}
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
+        self._at_root: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
+        self._absolute: Dict[str, str] = {}
         self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
         self._search_roots: Dict[str, List[str]] = {}
         self._bases: Dict[Tuple[str, str], List[List[Symbol]]] = {}
@@ -115,13 +117,13 @@ class ProjectIndex:
             self.roots.append(root)
 
     def root_of(self, module: ModuleFacts) -> str:
-        return self._root_of.get(os.path.abspath(module.path), "")
+        return self._root_of.get(self.absolute(module.path), "")
 
     def search_roots(self, near: Optional[ModuleFacts]) -> List[str]:
         """Where ``near``'s imports are looked for, in order (see ``import_roots``)."""
         if near is None:
             return list(self.roots) + ([self.project_root] if self.project_root else [])
-        path = os.path.abspath(near.path)
+        path = self.absolute(near.path)
         found = self._search_roots.get(path)
         if found is not None:
             return found + [r for r in self.roots if r not in found]
@@ -142,7 +144,7 @@ class ProjectIndex:
     def _path_setup_modules(self, near: ModuleFacts, own_root: str) -> List[ModuleFacts]:
         """Sibling modules ``near`` imports that edit ``sys.path`` (``import _init_paths``)."""
         found = []
-        directory = os.path.dirname(os.path.abspath(near.path))
+        directory = os.path.dirname(self.absolute(near.path))
         for target in set(near.imports.values()):
             first = target.split(".", 1)[0]
             candidate = os.path.join(directory, first + ".py")
@@ -173,30 +175,40 @@ class ProjectIndex:
             return None
         if near is not None and near.name == dotted:
             return near
-        first = os.path.abspath(near.path) if near is not None else ""
+        first = self.absolute(near.path) if near is not None else ""
         key = (first, dotted)
         if key in self._by_name:
             return self._by_name[key]
         if not load:
             return self._first_named.get(dotted)
         found = None
-        roots = self.search_roots(near)
-        relative = dotted.replace(".", os.sep)
-        for root in roots:
-            for candidate, is_package in (
-                (os.path.join(root, relative + ".py"), False),
-                (os.path.join(root, relative, "__init__.py"), True),
-            ):
-                found = self._load(candidate, dotted, is_package, root)
-                if found is not None:
-                    break
+        for root in self.search_roots(near):
+            found = self._under_root(root, dotted)
             if found is not None:
                 break
         self._by_name[key] = found
         return found
 
+    def _under_root(self, root: str, dotted: str) -> Optional[ModuleFacts]:
+        """The module or package ``dotted`` names under one import root."""
+        key = (root, dotted)
+        if key in self._at_root:
+            return self._at_root[key]
+        relative = dotted.replace(".", os.sep)
+        found = self._load(os.path.join(root, relative + ".py"), dotted, False, root)
+        if found is None:
+            found = self._load(os.path.join(root, relative, "__init__.py"), dotted, True, root)
+        self._at_root[key] = found
+        return found
+
+    def absolute(self, path: str) -> str:
+        found = self._absolute.get(path)
+        if found is None:
+            found = self._absolute[path] = os.path.abspath(path)
+        return found
+
     def _load(self, path: str, dotted: str, is_package: bool, root: str) -> Optional[ModuleFacts]:
-        absolute = os.path.abspath(path)
+        absolute = self.absolute(path)
         if absolute in self.modules:
             return self.modules[absolute]
         if not os.path.isfile(absolute):
@@ -215,7 +227,7 @@ class ProjectIndex:
         pending = list(modules)
         while pending:
             module = pending.pop()
-            path = os.path.abspath(module.path)
+            path = self.absolute(module.path)
             if path in seen:
                 continue
             seen.add(path)

@@ -225,7 +225,15 @@ def _may_start_process_group(project: Project, frame: Frame) -> bool:
     calling ``init_process_group``."""
     sites, _ = project.flow.callsites.of(frame)
     modules = [frame.module, *(site.frame.module for site in sites[:MAX_CALLERS])]
-    return bool(project.index.import_closure(modules) & _process_group_modules(project))
+    starting = _process_group_modules(project)
+    return any(_imports_any(project, module, starting) for module in modules)
+
+
+def _imports_any(project: Project, module, targets) -> bool:
+    """``module`` is or imports, directly or not, one of the ``targets`` (paths)."""
+    index = project.index
+    key = f"imports-process-group:{index.absolute(module.path)}:{len(index.modules)}"
+    return project.memo(key, lambda: bool(index.import_closure([module]) & targets))
 
 
 def _may_run_several_ranks(project: Project) -> bool:
