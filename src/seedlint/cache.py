@@ -20,10 +20,10 @@ def _schema() -> str:
     """A fingerprint of the code that defines facts, so a changed facts pass never reads
     entries written by another."""
     digest = hashlib.sha256()
-    folder = os.path.join(os.path.dirname(__file__), "facts")
-    for name in ("model.py", "collector.py", "codegen_walk.py"):
+    package = os.path.dirname(__file__)
+    for name in ("facts/model.py", "facts/collector.py", "facts/codegen_walk.py", "span.py"):
         try:
-            with open(os.path.join(folder, name), "rb") as handle:
+            with open(os.path.join(package, *name.split("/")), "rb") as handle:
                 digest.update(handle.read())
         except OSError:
             digest.update(name.encode())

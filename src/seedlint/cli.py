@@ -202,7 +202,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     from seedlint import api
     from seedlint.cache import default_cache
     from seedlint.config import ConfigError, load_settings, unknown_codes
-    from seedlint.rules import RULES
+    from seedlint.rule_codes import RULE_CODES
 
     if args.explain:
         return _explain(args.explain)
@@ -229,7 +229,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
         settings = load_settings(paths, _overrides(args), config_file=args.config)
     except ConfigError as error:
         return _usage_error(str(error))
-    unknown = unknown_codes(settings, (rule.code for rule in RULES))
+    unknown = unknown_codes(settings, RULE_CODES)
     if unknown:
         where, code = unknown[0]
         source = f"{settings.config_file}: [tool.seedlint] " if settings.config_file and where not in ("select", "ignore", "extend-select") else ""
@@ -262,6 +262,12 @@ def _main(argv: Optional[List[str]] = None) -> int:
     return 0 if args.exit_zero or not outcome.diagnostics else 1
 
 
+def _selected_rules(settings) -> list:
+    from seedlint.rules import RULES
+
+    return [r for r in RULES if settings.is_selected(r.code)]
+
+
 def _fixed_stdin(outcome, stdin, args) -> int:
     """``seedlint --fix - --stdin-filename F``: the fixed text on stdout, what remains on stderr."""
     filename, original = stdin
@@ -278,7 +284,6 @@ def _fixed_stdin(outcome, stdin, args) -> int:
 def _report(outcome, settings, args, output: TextIO) -> None:
     from seedlint import api
     from seedlint.report import FORMATS, statistics, text
-    from seedlint.rules import RULES
 
     remaining = outcome.diagnostics
 
@@ -288,19 +293,20 @@ def _report(outcome, settings, args, output: TextIO) -> None:
     fixable = sum(1 for d in remaining if applied_by_fix(d))
     unsafe = sum(1 for d in remaining if d.fix is not None and not d.fix.safe and not settings.unsafe_fixes)
     color = args.format == "text" and output is sys.stdout and _use_color(sys.stdout)
-    rules = [r for r in RULES if settings.is_selected(r.code)]
     if args.statistics:
         output.write(statistics.FORMATS[args.format](remaining, is_fixable=applied_by_fix))
     else:
         preview = api.fix_preview(settings)
         output.write(FORMATS[args.format](
-            remaining, color=color, rules=rules, settings=settings, outcome=outcome,
+            remaining, color=color, rules=_selected_rules(settings) if args.format == "sarif" else (), settings=settings, outcome=outcome,
             is_fixable=lambda d: d.fix is not None, fixed_text=preview,
             fix_edits=lambda d: api.fix_edits(d, preview),
         ))
     if args.format != "text" or args.quiet:
         return
     if args.show_fixes and outcome.fixed_codes:
+        from seedlint.rules import RULES
+
         output.write(text.applied_fixes(outcome.fixed_codes, {r.code: r.name for r in RULES}))
     output.write(text.summary(
         remaining, fixable, sum(outcome.fixed.values()), color,

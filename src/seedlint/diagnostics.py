@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Set, Tuple
 
-from seedlint.facts.model import Span
+from seedlint.span import Span
 
 
 @dataclass(frozen=True)

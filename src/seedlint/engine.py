@@ -16,19 +16,20 @@ import re
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from functools import cached_property
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from seedlint.cache import DiskCache, cache_key, code_fingerprint
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover
-from seedlint.facts.model import ModuleFacts
-from seedlint.analysis.files import ProjectFiles
-from seedlint.analysis.index import ProjectIndex, module_identity
-from seedlint.prefilter import uses_any
-from seedlint.rules import RULES, Project, Rule
 from seedlint import timing
 from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
+
+if TYPE_CHECKING:
+    from seedlint.analysis.index import ProjectIndex
+    from seedlint.facts.model import ModuleFacts
+    from seedlint.rules import Project, Rule
 
 MAX_FIX_ROUNDS = 10
 
@@ -111,6 +112,8 @@ def collection_paused() -> Iterator[None]:
 def _root_facts(job: Tuple[str, str, str, bool, FrozenSet[str], Optional[ast.AST]]) -> Union[ModuleFacts, InputError, str]:
     path, text, name, is_package, names, tree = job
     with timing.phase("prefilter"):
+        from seedlint.prefilter import uses_any
+
         used = uses_any(text, names, tree)
     if not used:
         return NOT_USED
@@ -224,15 +227,33 @@ class Engine:
         cache: Optional[DiskCache] = None,
     ) -> None:
         self.settings = settings
-        self.rules = [r for r in (rules if rules is not None else RULES) if settings.is_selected(r.code)]
+        self._given_rules = rules
         self.honor_noqa = honor_noqa
         self.store = FactsStore(cache, jobs)
+
+    # The rules (and the analysis they import) load only once some file is to be checked.
+    @cached_property
+    def rules(self) -> List["Rule"]:
+        if self._given_rules is None:
+            from seedlint.rules import RULES
+
+            return [r for r in RULES if self.settings.is_selected(r.code)]
+        return [r for r in self._given_rules if self.settings.is_selected(r.code)]
+
+    @cached_property
+    def tokens(self) -> Tuple[bytes, ...]:
         tokens = set()
         for rule in self.rules:
-            tokens.update(rule.triggers(settings))
-        self.tokens = tuple(sorted(tokens))
-        self.names = frozenset(t.decode("ascii", "replace") for t in self.tokens)
-        self._mentions = re.compile(b"|".join(re.escape(t) for t in self.tokens) or b"(?!)")
+            tokens.update(rule.triggers(self.settings))
+        return tuple(sorted(tokens))
+
+    @cached_property
+    def names(self) -> FrozenSet[str]:
+        return frozenset(t.decode("ascii", "replace") for t in self.tokens)
+
+    @cached_property
+    def _mentions(self) -> "re.Pattern[bytes]":
+        return re.compile(b"|".join(re.escape(t) for t in self.tokens) or b"(?!)")
 
     def mentions(self, raw: bytes) -> bool:
         """The byte-level prefilter: could any selected rule start from this file?"""
@@ -314,7 +335,10 @@ class Engine:
     def _run_key(self, targets: List[Target]) -> str:
         """A run over unchanged files (same size and modification time, as ruff's cache
         decides) with the same settings returns the stored result without analysis."""
-        digest = hashlib.sha256(f"{code_fingerprint()}\0{self.honor_noqa}\0{self.settings!r}\0{self.tokens!r}\0{[r.code for r in self.rules]}".encode())
+        # The installed code and the settings decide the rules and what they trigger on;
+        # rules given by a caller are named, since they may be any code.
+        given = [(type(r).__module__, type(r).__qualname__, r.code) for r in self._given_rules] if self._given_rules is not None else None
+        digest = hashlib.sha256(f"{code_fingerprint()}\0{self.honor_noqa}\0{self.settings!r}\0{given!r}".encode())
         for target in targets:
             digest.update(f"{target.shown}\0{target.absolute}\0{_stat(target.absolute)}\n".encode())
         return cache_key(digest.hexdigest(), "<run>", "", False)
@@ -450,6 +474,9 @@ class Engine:
             return self._analyse_now(targets, overrides, trees)
 
     def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]]) -> Result:
+        from seedlint.analysis.files import ProjectFiles
+        from seedlint.analysis.index import ProjectIndex, module_identity
+
         result = Result()
         self._ensure_state()
         failures: Dict[str, str] = {}
@@ -491,6 +518,8 @@ class Engine:
                 continue
             index.add(facts, root)
             roots.append(facts)
+        from seedlint.rules import Project
+
         project = Project(index, roots, self.settings, ProjectFiles(t.absolute for t in targets))
         for rule in self.rules:
             with timing.phase("rules"):
@@ -514,7 +543,7 @@ class Engine:
         root = self.settings.project_root
         return root is None or os.path.abspath(path).startswith(os.path.abspath(root) + os.sep)
 
-    def _run_rule(self, rule: Rule, project: Project, linted: Dict[str, str], result: Result) -> List[Diagnostic]:
+    def _run_rule(self, rule: "Rule", project: "Project", linted: Dict[str, str], result: Result) -> List[Diagnostic]:
         """The rule's diagnostics. If it crashes, it runs again module by module, so the
         crash is reported against the file(s) it happens on and every other file is checked."""
         try:
@@ -525,7 +554,7 @@ class Engine:
         crashed = False
         for module in project.modules:
             try:
-                found.extend(rule.check(Project(project.index, [module], project.settings, project.files)))
+                found.extend(rule.check(type(project)(project.index, [module], project.settings, project.files)))
             except Exception as error:
                 crashed = True
                 shown = linted.get(os.path.abspath(module.path), module.path)

@@ -9,15 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
-
-@dataclass(frozen=True)
-class Span:
-    """A source range: 1-based lines, 0-based columns (libcst's convention)."""
-
-    line: int
-    col: int
-    end_line: int
-    end_col: int
+from seedlint.span import Span
 
 
 @dataclass(eq=False)
