@@ -20,7 +20,7 @@ For each checkout (its training scripts, ``examples/`` and tests included):
 
 ruff and flake8 come from a ``peers`` virtualenv in the work directory (created once); the
 seedlint under test is the one ``--seedlint-python`` imports (default: this interpreter).
-Results go to ``bench/results/checkouts.md``. The checkouts are only read (seedlint writes
+Results go to ``bench/results/latest.md``. The checkouts are only read (seedlint writes
 its ``.seedlint_cache/`` into each, which the script removes before cold runs).
 """
 
@@ -167,7 +167,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "seedlint-bench",
                         help="where the peers virtualenv is kept")
     parser.add_argument("--seedlint-python", default=sys.executable, help="the interpreter whose seedlint is measured")
-    parser.add_argument("--output", type=Path, default=RESULTS_DIR / "checkouts.md")
+    parser.add_argument("--output", type=Path, default=RESULTS_DIR / "latest.md")
     args = parser.parse_args(argv)
     ensure_venv(args.workdir, "peers", PEERS)
     load_before = load_average()

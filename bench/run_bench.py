@@ -17,8 +17,9 @@ The script (standard library only):
    three tree sizes and checks that seedlint's findings do not depend on
    ``--jobs`` or on its cache;
 4. prints markdown tables (timings, memory, the issue's targets with
-   PASS/FAIL) and writes them to ``bench/results/latest.md``
-   (``latest-quick.md`` with ``--quick``).
+   PASS/FAIL) and writes them to ``bench/results/package-tree.md``
+   (``package-tree-quick.md`` with ``--quick``; ``latest.md`` is the
+   repository-checkout table of ``bench/checkouts.py``).
 
 A populated ``--workdir`` is reused: venvs, downloads and trees are only
 rebuilt when their pinned specification changes; seedlint is reinstalled
@@ -977,7 +978,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.runs = args.runs or (1 if args.quick else 3)
     args.torchfix_runs = min(args.torchfix_runs, args.runs)
-    default_output = "latest-quick.md" if args.quick else "latest.md"
+    default_output = "package-tree-quick.md" if args.quick else "package-tree.md"
     args.output = args.output or RESULTS_DIR / default_output
     return args
 
