@@ -10,7 +10,7 @@ as ``(line, column, end_line, end_column)`` tuples keyed by ``id(node)`` (the mo
 its nodes alive while they are read), for every node except whitespace, comments and
 punctuation: over half of all nodes, and no fact records where they are.
 
-The pass relies on libcst's codegen protocol (``CodegenState``); ``walk`` returns None when
+The pass relies on libcst's codegen protocol (``CodegenState``); ``walk`` returns False when
 that protocol is not what it expects, and the caller falls back to the metadata wrapper.
 """
 
@@ -37,7 +37,7 @@ def handlers(visitor: Any, prefix: str) -> Dict[type, Callable[[cst.CSTNode], An
     libcst dispatches them: on the exact class name. libcst's base classes define a no-op
     for every node class; those are left out."""
     found = {}
-    names = [*_class_handler_names(type(visitor), prefix), *(a for a in vars(visitor) if a.startswith(prefix))]
+    names = [*_class_handler_names(type(visitor), prefix), *(a for a in getattr(visitor, "__dict__", {}) if a.startswith(prefix))]
     for attribute in names:
         node_class = getattr(cst, attribute[len(prefix):], None)
         method = getattr(visitor, attribute)
