@@ -45,3 +45,22 @@ def epochs_of_values(loader, epochs: int = 2, legacy_numpy_seeding: bool = True,
 
 def duplicate_count(values: List[tuple]) -> int:
     return len(values) - len(set(values))
+
+
+def samples_per_epoch(loader, epochs=2):
+    """Every sample as a tuple of rounded values, per epoch, in the loader's order (with 4
+    workers and 8 samples in batches of 2, batch k comes from worker k)."""
+    torch.multiprocessing.set_sharing_strategy("file_system")
+    torch.manual_seed(0)
+    found = []
+    for _ in range(epochs):
+        samples = []
+        for batch in loader:
+            batch = batch["image"] if isinstance(batch, dict) else batch
+            samples.extend(tuple(np.round(np.asarray(item).ravel(), 6)) for item in batch)
+        found.append(samples)
+    return found
+
+
+def per_worker(samples):
+    return [tuple(samples[i:i + 2]) for i in range(0, len(samples), 2)]

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from runtime_support import per_worker, samples_per_epoch
 
 if not os.environ.get("CI"):
     pytest.importorskip("monai")  # a test dependency; in CI its absence is a failure
@@ -38,25 +39,6 @@ def fixture_modules(tmp_path, monkeypatch):
     yield {name: importlib.import_module(name) for name in names}
     for name in names:
         sys.modules.pop(name, None)
-
-
-def samples_per_epoch(loader, epochs=2):
-    """Every sample as a tuple of rounded values, per epoch, in the loader's order (with 4
-    workers and 8 samples in batches of 2, batch k comes from worker k)."""
-    torch.multiprocessing.set_sharing_strategy("file_system")
-    torch.manual_seed(0)
-    found = []
-    for _ in range(epochs):
-        samples = []
-        for batch in loader:
-            batch = batch["image"] if isinstance(batch, dict) else batch
-            samples.extend(tuple(np.round(np.asarray(item).ravel(), 6)) for item in batch)
-        found.append(samples)
-    return found
-
-
-def per_worker(samples):
-    return [tuple(samples[i:i + 2]) for i in range(0, len(samples), 2)]
 
 
 CONTEXTS = ["fork", "spawn"]

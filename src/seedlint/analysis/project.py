@@ -3,7 +3,7 @@
 Every view is computed once per run, on first use: ``flow`` (the value flow), ``loaders``
 (every DataLoader call and its resolved arguments), ``workers`` (the code DataLoader
 workers run for a dataset object), ``loops`` (epoch loops), ``lightning`` (Trainers and
-what they run), ``seeds`` (where seed values come from).
+what they run), ``seeds`` (where seed values come from), ``start_methods`` (how workers start).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from seedlint.analysis.lightning import Lightning
 from seedlint.analysis.loaders import Loaders
 from seedlint.analysis.loops import Loops
 from seedlint.analysis.seeds import Seeds
+from seedlint.analysis.start_methods import StartMethods
 from seedlint.analysis.workers import WorkerCode
 from seedlint.config import VERSION_SETTINGS, Settings, library_declarations
 from seedlint.facts.model import ModuleFacts
@@ -86,3 +87,7 @@ class Project:
     @cached_property
     def seeds(self) -> Seeds:
         return Seeds(self)
+
+    @cached_property
+    def start_methods(self) -> StartMethods:
+        return StartMethods(self)

@@ -110,7 +110,10 @@ class WorkerRun:
     """(class key, attribute) of the ``self.x = ...`` assignments worker code makes."""
     library_draws: List[LibraryDraw] = field(default_factory=list)
     libraries_reseeded: Set[str] = field(default_factory=set)
-    """Libraries whose held RNG worker code reseeds (``imgaug.seed(...)``, ``aug.seed_(...)``)."""
+    """Libraries whose held RNG worker code reseeds (``aug.seed_(...)``, ``set_rnd(...)``)."""
+    libraries_reseeded_if_forked: Set[str] = field(default_factory=set)
+    """Libraries whose module-level RNG worker code reseeds (``imgaug.seed(...)``), which
+    reaches the objects only in a forked worker."""
 
     @property
     def sure_draws(self) -> List[Draw]:
@@ -155,6 +158,7 @@ class WorkerCode:
         reassigned: Set[Tuple[tuple, str]] = set()
         library_draws: List[LibraryDraw] = []
         libraries_reseeded: Set[str] = set()
+        reseeded_if_forked: Set[str] = set()
         if isinstance(instance, ExternalInstance):
             for held in ordered(self.flow.held_callables(instance.site.call, instance.site.frame)):
                 for held_frame in self._frames_of(held):
@@ -177,17 +181,21 @@ class WorkerCode:
                         add(held_frame, current, call)
                 draws.extend(self._draws(current, call, callees, reseeded))
                 for callee in callees:
-                    library_draws.extend(self._library_run(current, call, callee, libraries_reseeded))
-        return WorkerRun(list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded)
+                    library_draws.extend(self._library_run(current, call, callee, libraries_reseeded, reseeded_if_forked))
+        return WorkerRun(
+            list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded, reseeded_if_forked
+        )
 
     # ------------------------------------------------------------------ library-held RNGs
-    def _library_run(self, current: Reached, call: Call, callee: Obj, libraries_reseeded: Set[str]) -> List[LibraryDraw]:
+    def _library_run(
+        self, current: Reached, call: Call, callee: Obj, libraries_reseeded: Set[str], reseeded_if_forked: Set[str]
+    ) -> List[LibraryDraw]:
         """A call that runs a library object holding an RNG (``self.aug(image=x)``,
         ``self.seq.augment_image(x)``), or that reseeds one (``imgaug.seed(s)``,
         ``self.transform.set_random_state(seed=s)``)."""
         if isinstance(callee, External):
             for entry in reseeded_by(callee.qualified):
-                libraries_reseeded.add(entry.library)
+                (reseeded_if_forked if entry.reseeders_need_fork else libraries_reseeded).add(entry.library)
             return []
         holder, method = None, "__call__"
         if isinstance(callee, ExternalInstance):

@@ -60,6 +60,9 @@ class HeldRng:
     """Calls that reseed it when a worker makes them."""
     reseed_methods: FrozenSet[str]
     """Methods of the objects that reseed them (``aug.seed_(s)``)."""
+    reseeders_need_fork: bool = False
+    """The reseeders reseed a module-level RNG that the objects share only in a forked
+    worker; a worker started by spawn or forkserver unpickles its own copy of it."""
     seeding_loaders: FrozenSet[str] = frozenset()
     """Loader classes whose default ``worker_init_fn`` reseeds it."""
     reseed: str = ""
@@ -96,6 +99,7 @@ IMGAUG = HeldRng(
     }),
     reseeders=frozenset({"imgaug.seed", "imgaug.random.seed", "imgaug.imgaug.seed"}),
     reseed_methods=frozenset({"seed_", "reseed"}),
+    reseeders_need_fork=True,
     reseed="{held}.seed_({seed} % 2**32)",
     reseed_since="0.4",
     advice="call `.seed_(torch.initial_seed() % 2**32)` on the augmenter in each worker "

@@ -6,6 +6,7 @@ import os
 from typing import ClassVar, Iterable, Optional, Tuple
 
 from seedlint.analysis.project import Project
+from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import ModuleFacts, Span
@@ -66,6 +67,14 @@ def built_in(instance) -> Optional[ModuleFacts]:
 def where(module: ModuleFacts, span: Span) -> str:
     """``file.py:12`` for messages that point at another place."""
     return f"{os.path.basename(module.path)}:{span.line}"
+
+
+def start_method_where(method: StartMethod) -> str:
+    """``set_start_method at train.py:3``: what sets a start method, and where."""
+    if method.module is None or method.span is None:
+        return method.setter
+    joint = ", " if method.setter.startswith("multiprocessing_context") else " at "
+    return f"{method.setter}{joint}{where(method.module, method.span)}"
 
 
 def built(instance, loader=None) -> str:

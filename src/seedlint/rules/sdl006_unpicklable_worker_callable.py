@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
-from seedlint.analysis.objects import Constant, Frame, FunctionObj
+from seedlint.analysis.objects import Frame, FunctionObj
+from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Call, Const, Function, ModuleFacts, Name, Span, Value
-from seedlint.rules.base import Project, Rule, add_related, where
+from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
+from seedlint.rules.base import Project, Rule, add_related, start_method_where
 from seedlint.versions import VersionRange, parse_version
 
 FIX_KIND = "hoist-lambda"
 ROLES = ("worker_init_fn", "collate_fn")
-PICKLING_METHODS = ("spawn", "forkserver")
-START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
-CONTEXT_GETTERS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
-PROGRAM_LEVELS = 3
 PYTHON_3_13 = VersionRange(parse_version("3.13"), parse_version("3.14"))
 """The releases whose pickle words a local object's failure "Can't get local object"."""
-MAX_CALLERS = 8
-"""How far up the calls a ``set_start_method`` in another module still counts as the loader's program."""
 
 
 @dataclass(frozen=True)
@@ -34,13 +29,6 @@ class Unpicklable:
     """The qualified name pickle reports for a local object (``make.<locals>.init``); None
     for a module-level lambda."""
     fixable: bool = False
-
-
-@dataclass(frozen=True)
-class StartMethod:
-    name: Optional[str]
-    """"spawn", "forkserver", "fork", or None when the code does not say."""
-    where: str = ""
 
 
 class UnpicklableWorkerCallable(Rule):
@@ -103,13 +91,12 @@ class UnpicklableWorkerCallable(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
-        set_in_code = _start_methods_in_code(project)
         found: Dict[Tuple[str, int, int], Tuple[bool, Diagnostic]] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 if not loaders.workers(loader, frame).may_be_positive:
                     continue
-                method = _loader_context(project, loader, frame) or _start_method_of_program(project, loader, set_in_code)
+                method = project.start_methods.of(loader, frame)
                 if method.name == "fork":
                     continue
                 for problem, role in self._problems(project, loader, frame):
@@ -146,7 +133,7 @@ class UnpicklableWorkerCallable(Rule):
         if error:
             message = (
                 f"{subject} is {problem.what}, which cannot be pickled: with the '{method.name}' start method "
-                f"({method.where}) starting the workers raises {raised}"
+                f"({start_method_where(method)}) starting the workers raises {raised}"
             )
         else:
             message = (
@@ -205,79 +192,3 @@ def _hoistable(module: ModuleFacts, function: Function) -> bool:
 def _reads_local(value: Value) -> bool:
     return not isinstance(value, Const) and not (isinstance(value, Name) and value.qualified is not None)
 
-
-def _loader_context(project: Project, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
-    names = set()
-    for value in project.loaders.argument(loader, "multiprocessing_context", frame).values:
-        if isinstance(value, Constant) and isinstance(value.value, str):
-            names.add(value.value)
-        elif isinstance(value, Constant) and value.value is None:
-            continue
-        else:
-            name = _context_method(project, value)
-            if name is None:
-                return None
-            names.add(name)
-    if len(names) != 1:
-        return None
-    return StartMethod(names.pop(), f"multiprocessing_context on the loader, {where(loader.module, loader.call.span)}")
-
-
-def _context_method(project: Project, value) -> Optional[str]:
-    """``multiprocessing.get_context("spawn")``: the method it names."""
-    from seedlint.analysis.objects import ExternalInstance
-
-    if isinstance(value, ExternalInstance) and value.qualified in CONTEXT_GETTERS:
-        argument = value.site.call.argument("method", 0)
-        constant = project.flow.constant(argument, value.site.frame) if argument is not None else None
-        return constant.value if constant is not None and isinstance(constant.value, str) else None
-    return None
-
-
-def _start_methods_in_code(project: Project) -> List[Tuple[str, StartMethod]]:
-    """(module path, start method) of each ``set_start_method`` call in the checked files."""
-    flow = project.flow
-    seen: List[Tuple[str, StartMethod]] = []
-    for module in project.modules:
-        for function, call in module.all_calls():
-            if not isinstance(call.func, Name) or "set_start_method" not in call.func.dotted:
-                continue
-            if not flow.callee_names(call, flow.function_frame(module, function)) & START_METHOD_SETTERS:
-                continue
-            argument = call.argument("method", 0)
-            if isinstance(argument, Const) and isinstance(argument.value, str):
-                seen.append((module.path, StartMethod(argument.value, f"set_start_method at {where(module, call.span)}")))
-    return seen
-
-
-def _start_method_of_program(project: Project, loader: LoaderCall, set_in_code: List[Tuple[str, StartMethod]]) -> StartMethod:
-    """The start method set in the loader's own program: its module, or a module whose
-    functions call the loader's function (up to three calls up). An unrelated script's
-    ``set_start_method`` says nothing about this loader. spawn and forkserver win over fork."""
-    if not set_in_code:
-        return StartMethod(None)
-    modules = _program_modules(project, loader)
-    methods = [method for path, method in set_in_code if path in modules]
-    for method in methods:
-        if method.name in PICKLING_METHODS:
-            return method
-    return methods[0] if methods else StartMethod(None)
-
-
-def _program_modules(project: Project, loader: LoaderCall) -> Set[str]:
-    flow = project.flow
-    paths = {loader.module.path}
-    frontier = [flow.function_frame(loader.module, loader.function)]
-    for _ in range(PROGRAM_LEVELS):
-        callers = []
-        for frame in frontier:
-            if frame.function.function.qualname == MODULE_CODE:
-                continue
-            sites, _ = flow.callsites.of(frame)
-            for site in sites[:MAX_CALLERS]:
-                caller = flow.function_frame(site.frame.module, site.frame.function.function)
-                if caller.key not in {f.key for f in callers}:
-                    callers.append(caller)
-                paths.add(site.frame.module.path)
-        frontier = callers
-    return paths

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional
 
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
+from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
 from seedlint.analysis.workers import LibraryDraw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const, Name
 from seedlint.knowledge.library_rngs import HeldRng, class_name
-from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, where
+from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, start_method_where, where
 from seedlint.versions import range_from_specifiers
 
 FIX_KIND = "reseed-rng-object"
@@ -111,8 +112,15 @@ class LibraryRngCopiedToWorkers(Rule):
                             continue
                         if init_absent and loader.library in entry.seeding_loaders:
                             continue
-                        if not init_absent and _init_fn_may_reseed(project, init, entry):
+                        verdict = None if init_absent else _init_fn_reseeds(project, init, entry)
+                        if verdict == RESEEDS:
                             continue
+                        pickled = None
+                        if verdict == RESEEDS_IF_FORKED or entry.library in run.libraries_reseeded_if_forked:
+                            method = project.start_methods.of(loader, frame)
+                            if method.name not in PICKLING_METHODS:
+                                continue
+                            pickled = method
                         severity = _affected(project, draw)
                         if severity is None:
                             continue
@@ -123,7 +131,7 @@ class LibraryRngCopiedToWorkers(Rule):
                         if key in reported:
                             add_related(reported[key], related)
                             continue
-                        message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent)
+                        message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent, pickled)
                         if severity == "warning" and entry.affected_releases:
                             message += f" ({entry.affected_releases}; the project declares no version)"
                         fix = _fix(project, draw, instance) if severity == "error" and _has_reseed(project, draw) else None
@@ -134,7 +142,10 @@ class LibraryRngCopiedToWorkers(Rule):
                         yield reported[key]
 
 
-def _message(draw: LibraryDraw, instance, loader, several: bool, persistent: Optional[bool], init_absent: bool) -> str:
+def _message(
+    draw: LibraryDraw, instance, loader, several: bool, persistent: Optional[bool], init_absent: bool,
+    pickled: Optional[StartMethod],
+) -> str:
     entry = draw.entry
     holder = draw.holder
     spelled = holder.site.call.func.dotted if isinstance(holder.site.call.func, Name) else class_name(holder.qualified)
@@ -149,6 +160,8 @@ def _message(draw: LibraryDraw, instance, loader, several: bool, persistent: Opt
     if persistent is not True:
         effects.append("without persistent_workers every epoch repeats them")
     replaced = "" if init_absent or not entry.seeding_loaders else "; the loader's worker_init_fn replaces MONAI's own reseeding"
+    if pickled is not None:
+        replaced += f"; the workers start by '{pickled.name}' ({start_method_where(pickled)})"
     return (
         f"`{spelled}(...)`{inner} draws from {entry.rng}, which torch does not reseed in DataLoader workers: "
         f"built once in the parent and {ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded at "
@@ -190,16 +203,24 @@ def _has_reseed(project: Project, draw: LibraryDraw) -> bool:
     )
 
 
-def _init_fn_may_reseed(project: Project, init, entry: HeldRng) -> bool:
-    """The worker_init_fn calls one of the library's reseeding functions, reaches the
-    dataset (where it may reseed the pipeline), or is something seedlint cannot follow."""
+RESEEDS = "reseeds"
+RESEEDS_IF_FORKED = "reseeds-if-forked"
+
+
+def _init_fn_reseeds(project: Project, init, entry: HeldRng) -> Optional[str]:
+    """RESEEDS when the worker_init_fn reaches the dataset (where it may reseed the
+    pipeline), is something seedlint cannot follow, or calls one of the library's
+    reseeding functions; RESEEDS_IF_FORKED when that function reseeds a module-level RNG
+    only a forked worker shares with the pipeline; None when it reseeds nothing."""
     if any(not isinstance(v, (FunctionObj, Constant)) for v in init.values):
-        return True
+        return RESEEDS
     frames = init_fn_functions(project, init)
     if reaches_dataset(frames):
-        return True
+        return RESEEDS
     flow = project.flow
-    return any(flow.callee_names(call, frame) & entry.reseeders for frame in frames for call in frame.function.function.calls)
+    if any(flow.callee_names(call, frame) & entry.reseeders for frame in frames for call in frame.function.function.calls):
+        return RESEEDS_IF_FORKED if entry.reseeders_need_fork else RESEEDS
+    return None
 
 
 def _fix(project: Project, draw: LibraryDraw, instance) -> Optional[Fix]:

@@ -1,0 +1,131 @@
+"""Which multiprocessing start method a DataLoader's workers start with, as far as the
+code says: the loader's ``multiprocessing_context``, else a ``set_start_method`` call in the
+loader's own program (its module, or a module whose functions call the loader's function).
+
+Under ``spawn`` and ``forkserver`` a worker receives the dataset and its callables pickled,
+not a copy of the parent's memory: objects unpickle as new objects, and module globals are
+the worker's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, List, Optional, Set, Tuple
+
+from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.objects import Constant, Frame
+from seedlint.facts.model import MODULE_CODE, Const, ModuleFacts, Name, Span
+
+if TYPE_CHECKING:
+    from seedlint.analysis.project import Project
+
+PICKLING_METHODS = ("spawn", "forkserver")
+START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
+CONTEXT_GETTERS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
+PROGRAM_LEVELS = 3
+MAX_CALLERS = 8
+"""How far up the calls a ``set_start_method`` in another module still counts as the loader's program."""
+
+
+@dataclass(frozen=True)
+class StartMethod:
+    name: Optional[str]
+    """"spawn", "forkserver", "fork", or None when the code does not say."""
+    setter: str = ""
+    """What sets it: "multiprocessing_context on the loader", "set_start_method"."""
+    module: Optional[ModuleFacts] = None
+    span: Optional[Span] = None
+    """Where it is set."""
+
+
+class StartMethods:
+    """The start method of each loader, memoised per run."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    @cached_property
+    def in_code(self) -> List[Tuple[str, StartMethod]]:
+        return _start_methods_in_code(self.project)
+
+    def of(self, loader: LoaderCall, frame: Frame) -> StartMethod:
+        """The loader's own ``multiprocessing_context``, else its program's start method."""
+        return _loader_context(self.project, loader, frame) or _start_method_of_program(self.project, loader, self.in_code)
+
+
+def _loader_context(project: Project, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
+    names = set()
+    for value in project.loaders.argument(loader, "multiprocessing_context", frame).values:
+        if isinstance(value, Constant) and isinstance(value.value, str):
+            names.add(value.value)
+        elif isinstance(value, Constant) and value.value is None:
+            continue
+        else:
+            name = _context_method(project, value)
+            if name is None:
+                return None
+            names.add(name)
+    if len(names) != 1:
+        return None
+    return StartMethod(names.pop(), "multiprocessing_context on the loader", loader.module, loader.call.span)
+
+
+def _context_method(project: Project, value) -> Optional[str]:
+    """``multiprocessing.get_context("spawn")``: the method it names."""
+    from seedlint.analysis.objects import ExternalInstance
+
+    if isinstance(value, ExternalInstance) and value.qualified in CONTEXT_GETTERS:
+        argument = value.site.call.argument("method", 0)
+        constant = project.flow.constant(argument, value.site.frame) if argument is not None else None
+        return constant.value if constant is not None and isinstance(constant.value, str) else None
+    return None
+
+
+def _start_methods_in_code(project: Project) -> List[Tuple[str, StartMethod]]:
+    """(module path, start method) of each ``set_start_method`` call in the checked files."""
+    flow = project.flow
+    seen: List[Tuple[str, StartMethod]] = []
+    for module in project.modules:
+        for function, call in module.all_calls():
+            if not isinstance(call.func, Name) or "set_start_method" not in call.func.dotted:
+                continue
+            if not flow.callee_names(call, flow.function_frame(module, function)) & START_METHOD_SETTERS:
+                continue
+            argument = call.argument("method", 0)
+            if isinstance(argument, Const) and isinstance(argument.value, str):
+                seen.append((module.path, StartMethod(argument.value, "set_start_method", module, call.span)))
+    return seen
+
+
+def _start_method_of_program(project: Project, loader: LoaderCall, set_in_code: List[Tuple[str, StartMethod]]) -> StartMethod:
+    """The start method set in the loader's own program: its module, or a module whose
+    functions call the loader's function (up to three calls up). An unrelated script's
+    ``set_start_method`` says nothing about this loader. spawn and forkserver win over fork."""
+    if not set_in_code:
+        return StartMethod(None)
+    modules = _program_modules(project, loader)
+    methods = [method for path, method in set_in_code if path in modules]
+    for method in methods:
+        if method.name in PICKLING_METHODS:
+            return method
+    return methods[0] if methods else StartMethod(None)
+
+
+def _program_modules(project: Project, loader: LoaderCall) -> Set[str]:
+    flow = project.flow
+    paths = {loader.module.path}
+    frontier = [flow.function_frame(loader.module, loader.function)]
+    for _ in range(PROGRAM_LEVELS):
+        callers = []
+        for frame in frontier:
+            if frame.function.function.qualname == MODULE_CODE:
+                continue
+            sites, _ = flow.callsites.of(frame)
+            for site in sites[:MAX_CALLERS]:
+                caller = flow.function_frame(site.frame.module, site.frame.function.function)
+                if caller.key not in {f.key for f in callers}:
+                    callers.append(caller)
+                paths.add(site.frame.module.path)
+        frontier = callers
+    return paths
