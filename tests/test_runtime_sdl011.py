@@ -31,7 +31,11 @@ def fixture_modules(tmp_path, monkeypatch):
         "sdl011_original": "monai_transform_on_project_dataset.py",
         "sdl011_fixed": "monai_transform_on_project_dataset.fixed.py",
         "sdl011_own_init": "monai_loader_with_own_worker_init_fn.py",
+        "sdl011_own_init_fixed": "monai_loader_with_own_worker_init_fn.fixed.py",
         "sdl011_monai_loader": "clean_monai_dataloader.py",
+        "sdl011_plain_loader": "monai_pipeline_module/train.py",
+        "sdl011_plain_loader_fixed": "monai_pipeline_module/train.fixed.py",
+        "transforms": "monai_pipeline_module/transforms.py",
     }
     for module, source in names.items():
         shutil.copy(FIXTURES / source, tmp_path / f"{module}.py")
@@ -75,6 +79,38 @@ def test_own_worker_init_fn_replaces_monai_reseeding(fixture_modules):
     first, second = samples_per_epoch(fixture_modules["sdl011_own_init"].make_loader(records()))
     assert len(set(per_worker(first))) == 1
     assert first == second
+
+
+def test_fixed_own_worker_init_fn_reseeds_per_worker(fixture_modules):
+    first, second = samples_per_epoch(fixture_modules["sdl011_own_init_fixed"].make_loader(records()))
+    noisy = [sample for sample in first + second if any(sample)]  # the noise has p=0.3 per sample
+    assert len(noisy) >= 2
+    assert len(set(noisy)) == len(noisy), "no two workers or epochs draw the same noise"
+    assert len(set(per_worker(first))) > 1
+    assert first != second
+
+
+PATCHES = [{"image": (np.arange(36, dtype=np.float32) ** 2).reshape(6, 6)} for _ in range(8)]
+"""Equal, asymmetric images: where a 3x3 patch is cut shows in its values."""
+
+
+def patch_loader(module):
+    return module.make_loader(
+        [dict(record, label=record["image"]) for record in PATCHES], patch=(3, 3), workers=4, batch_size=2
+    )
+
+
+def test_plain_loader_over_monai_dataset_repeats_patches(fixture_modules):
+    first, second = samples_per_epoch(patch_loader(fixture_modules["sdl011_plain_loader"]))
+    assert len(set(first)) > 1, "the crop does move"
+    assert len(set(per_worker(first))) == 1
+    assert first == second
+
+
+def test_fixed_plain_loader_cuts_patches_per_worker_and_epoch(fixture_modules):
+    first, second = samples_per_epoch(patch_loader(fixture_modules["sdl011_plain_loader_fixed"]))
+    assert len(set(per_worker(first))) == 4
+    assert first != second
 
 
 def test_monai_dataloader_reseeds_per_worker(fixture_modules):

@@ -274,6 +274,16 @@ class WorkerCode:
             return frames
         return []
 
+    def _global_rng_got(self, receiver: Obj) -> bool:
+        """``check_random_state()``, or given a seed that is None: NumPy's global RNG itself."""
+        if not isinstance(receiver, ExternalInstance) or not global_draws.getter_stream(receiver.qualified):
+            return False
+        seed = receiver.site.call.argument("seed", 0)
+        if seed is None:
+            return True
+        constant = self.flow.constant(seed, receiver.site.frame)
+        return constant is not None and constant.value is None
+
     def _draws(self, current: Reached, call: Call, callees, reseeded: Set[tuple]) -> List[Draw]:
         found: List[Draw] = []
         for callee in callees:
@@ -288,6 +298,10 @@ class WorkerCode:
             elif isinstance(callee, ExternalInstance):
                 stream = global_stream(callee.qualified) or global_draws.called_object_stream(callee.qualified)
                 if stream:
+                    found.append(Draw(current, call, stream))
+            elif isinstance(callee, MethodOf) and self._global_rng_got(callee.receiver):
+                stream = global_draws.getter_stream(callee.receiver.qualified)
+                if callee.name in RNG_OBJECT_DRAW_METHODS["numpy-randomstate"]:
                     found.append(Draw(current, call, stream))
             elif isinstance(callee, MethodOf) and isinstance(callee.receiver, (External, ExternalInstance)) \
                     and not is_rng_object(callee.receiver):

@@ -10,7 +10,7 @@ from seedlint.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 from seedlint.fixes import seed_worker
 from seedlint.fixes import hoist_lambda, worker_seed
 from seedlint.fixes import seed_everything_workers, set_epoch
-from seedlint.fixes import reseed_rng_object
+from seedlint.fixes import library_worker_init, reseed_rng_object
 from seedlint.fixes import shard_iterable
 from seedlint.fixes import batch_sampler_args, lightning_renames
 
@@ -22,6 +22,7 @@ FIXERS: Dict[str, Callable[[cst.Module, List[Fix]], cst.Module]] = {
     "seed-everything-workers": seed_everything_workers.apply,
     "insert-set-epoch": set_epoch.apply,
     "reseed-rng-object": reseed_rng_object.apply,
+    "library-worker-init": library_worker_init.apply,
     "shard-iterable-by-worker": shard_iterable.apply,
     "rename-lightning-flag": lightning_renames.apply,
     "split-plain-batch-sampler": batch_sampler_args.apply_split,

@@ -24,7 +24,7 @@ def _is_import_line(statement: cst.CSTNode) -> bool:
     )
 
 
-def _is_docstring(statement: cst.CSTNode) -> bool:
+def is_docstring(statement: cst.CSTNode) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
@@ -149,7 +149,7 @@ def import_statement(module: str, alias: str) -> str:
 
 def header_end(module: cst.Module) -> int:
     """Index after the last import of the module's leading block (before any def/class)."""
-    end = 1 if module.body and _is_docstring(module.body[0]) else 0
+    end = 1 if module.body and is_docstring(module.body[0]) else 0
     for index, statement in enumerate(module.body):
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             break

@@ -16,7 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.diagnostics import Fix
 from seedlint.fixes.imports import add_import
-from seedlint.fixes.module_edits import free_name, module_bindings
+from seedlint.fixes.module_edits import free_name, is_docstring, module_bindings
 from seedlint.knowledge.library_rngs import HELD_RNGS
 
 WORKER_INFO = "torch.utils.data.get_worker_info"
@@ -94,7 +94,7 @@ class _InsertReseed(cst.CSTTransformer):
             for a, k in missing
         ]
         statements = list(body.body)
-        position = 1 if statements and _is_docstring(statements[0]) else 0
+        position = 1 if statements and is_docstring(statements[0]) else 0
         lookup = cst.parse_statement(f"{info} = {self.get_info}()\n")
         self.changed = True
         new = [*statements[:position], lookup, *guards, *statements[position:]]
@@ -110,15 +110,6 @@ def _names_in(node: cst.CSTNode) -> set:
 
     node.visit(_Names())
     return names
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def worker_info_function(module: cst.Module, path: Optional[str], planned: Optional[str] = None) -> Tuple[cst.Module, str]:

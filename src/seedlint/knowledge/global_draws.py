@@ -37,6 +37,13 @@ FUNCTIONS: Tuple[Tuple[str, str], ...] = (
 )
 """Library functions that draw from that global RNG (without a ``random_state``)."""
 
+GLOBAL_RNG_GETTERS: Tuple[Tuple[str, str], ...] = (
+    ("sklearn.utils.check_random_state", NUMPY),
+    ("sklearn.utils.validation.check_random_state", NUMPY),
+)
+"""Functions that return the global RNG object itself when given no seed or None
+(``check_random_state(None)`` is ``np.random.mtrand._rand``): its draws are global draws."""
+
 SEEDED_BY = ("random_state", "seed", "rng")
 """Keywords that hand these calls their own RNG instead."""
 
@@ -65,3 +72,8 @@ def function_stream(qualified: str) -> str:
 def seeded(keywords: Tuple[str, ...]) -> Optional[str]:
     """The keyword through which a call gets its own RNG, if it passes one."""
     return next((k for k in keywords if k in SEEDED_BY), None)
+
+
+def getter_stream(qualified: str) -> str:
+    """The global RNG a getter returns when called without a seed."""
+    return next((stream for name, stream in GLOBAL_RNG_GETTERS if qualified == name), "")

@@ -67,6 +67,9 @@ class HeldRng:
     """Loader classes whose default ``worker_init_fn`` reseeds it."""
     reseed: str = ""
     """The statement that reseeds ``{held}`` from ``{seed}`` (a worker's seed)."""
+    worker_init: str = ""
+    """A function of the library's that, called with the worker id in a worker, reseeds every
+    object of the library the worker's dataset holds in its attributes."""
     advice: str = ""
     """What to add, when no fix is offered."""
     distributions: Tuple[Tuple[str, str], ...] = ()
@@ -121,6 +124,7 @@ MONAI = HeldRng(
     reseed_methods=frozenset({"set_random_state"}),
     seeding_loaders=frozenset(MONAI_LOADERS),
     reseed="{held}.set_random_state(seed={seed} % 2**32)",
+    worker_init="monai.data.utils.worker_init_fn",
     advice="load it with `monai.data.DataLoader` and no worker_init_fn of your own, or call "
            "`monai.data.utils.worker_init_fn(worker_id)` from yours",
 )

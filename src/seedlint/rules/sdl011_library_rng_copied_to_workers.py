@@ -16,6 +16,8 @@ from seedlint.versions import range_from_specifiers
 
 FIX_KIND = "reseed-rng-object"
 """The same edit as SDL002's: a per-worker reseed at the top of the drawing method."""
+LIBRARY_INIT_FIX_KIND = "library-worker-init"
+"""The library's own per-worker reseeding function, passed or called as worker_init_fn."""
 
 
 class LibraryRngCopiedToWorkers(Rule):
@@ -76,9 +78,21 @@ class LibraryRngCopiedToWorkers(Rule):
     for you.
 
     ## Fix safety
-    Safe, and offered when the dataset holds the pipeline as `self.<attribute>` and runs it
-    in its own methods: the fix inserts the block above at the top of each such method. It
-    changes only the random values drawn inside workers.
+    Safe, and offered in two places. When the dataset holds the pipeline as `self.<attribute>`
+    and runs it in its own methods, the fix inserts the block above at the top of each such
+    method. When a MONAI pipeline is held by a library dataset (`monai.data.Dataset(data,
+    transform=...)`, `CacheDataset`...), the fix uses MONAI's own per-worker reseeding, which
+    walks the worker's dataset: it passes `worker_init_fn=monai.data.utils.worker_init_fn` to
+    a loader that has no `worker_init_fn`, or calls it first in the loader's own one:
+    ```python
+    from monai.data.utils import worker_init_fn as monai_worker_init_fn
+
+    def seed_numpy(worker_id):
+        monai_worker_init_fn(worker_id)
+        np.random.seed(torch.initial_seed() % 2**32)
+    ```
+    Either way only the random values drawn inside workers change. `imgaug.seed(...)` in a
+    `worker_init_fn` is not offered: it reaches the augmenters only in forked workers.
     """
 
     code = "SDL011"
@@ -134,7 +148,10 @@ class LibraryRngCopiedToWorkers(Rule):
                         message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent, pickled)
                         if severity == "warning" and entry.affected_releases:
                             message += f" ({entry.affected_releases}; the project declares no version)"
-                        fix = _fix(project, draw, instance) if severity == "error" and _has_reseed(project, draw) else None
+                        fix = None
+                        if severity == "error":
+                            fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
+                            fix = fix or _library_worker_init_fix(project, loader, draw, init, init_absent)
                         reported[key] = self.report(
                             site.frame.module, site.call.span, message, fix,
                             severity=severity, related=related,
@@ -242,3 +259,27 @@ def _fix(project: Project, draw: LibraryDraw, instance) -> Optional[Fix]:
         return None
     data = ((function.span.line, function.span.col, parts[1], f"library:{draw.entry.library}"),)
     return Fix(FIX_KIND, reached.function.module.path, function.span, True, data)
+
+
+def _library_worker_init_fix(project: Project, loader, draw: LibraryDraw, init, init_absent: bool) -> Optional[Fix]:
+    """The library's own per-worker reseeding, for a pipeline a library dataset holds (it
+    walks the worker's dataset attributes): passed as the loader's worker_init_fn when the
+    call can take one, or called first in the loader's own worker_init_fn."""
+    entry = draw.entry
+    if not entry.worker_init or draw.reached is not None:
+        return None
+    if init_absent:
+        written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
+        takes_it = loader.positional or project.loaders.accepts_keyword(loader, "worker_init_fn")
+        if not written or not takes_it or loader.arguments_unknown:
+            return None
+        return Fix(LIBRARY_INIT_FIX_KIND, loader.module.path, loader.call.span, True, ("pass", entry.worker_init))
+    value = next(iter(init.values)) if len(init.values) == 1 else None
+    if not isinstance(value, FunctionObj):
+        return None
+    function = value.function.function
+    if value.partial is not None or value.receiver is not None or function.is_lambda:
+        return None
+    if not function.param_kinds or function.param_kinds[0] not in ("posonly", "normal"):
+        return None
+    return Fix(LIBRARY_INIT_FIX_KIND, value.function.module.path, function.span, True, ("call", entry.worker_init))
