@@ -155,3 +155,60 @@ def add_imports(module: cst.Module, lines: Sequence[str], path: Optional[str]) -
     for line in lines:
         module = add_import(module, line, path)
     return module
+
+
+def _isort_key(name: str) -> Tuple[int, str]:
+    """isort's default order of names in a ``from`` import: constants, classes, the rest."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower()
+
+
+def extend_from_import(module: cst.Module, parent: str, name: str, line_length: int) -> Optional[cst.Module]:
+    """``module`` with ``name`` added to its module-level ``from parent import ...`` line, in
+    isort's order; None when there is no such line, or a one-line one would grow past
+    ``line_length``."""
+    body = list(module.body)
+    for index, statement in enumerate(body):
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if (
+            not isinstance(small, cst.ImportFrom) or small.relative or small.module is None
+            or isinstance(small.names, cst.ImportStar) or _dotted(small.module) != parent
+        ):
+            continue
+        names = list(small.names)
+        position = len(names)
+        while position > 0 and _isort_key(_dotted(names[position - 1].name)) > _isort_key(name):
+            position -= 1
+        if position < len(names):  # before names[position]: it takes that one's place and comma layout
+            new = names[position].with_changes(name=cst.Name(name), asname=None)
+            names.insert(position, new)
+        else:
+            last = names[-1]
+            if isinstance(last.comma, cst.Comma):  # a trailing comma: one name per line
+                separator = names[-2].comma if len(names) > 1 else last.comma
+                names[-1] = last.with_changes(comma=separator)
+                names.append(cst.ImportAlias(name=cst.Name(name), comma=last.comma))
+            else:
+                names[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                names.append(cst.ImportAlias(name=cst.Name(name)))
+        extended = statement.with_changes(body=[small.with_changes(names=names)])
+        if small.lpar is None and len(cst.Module(body=[extended]).code.rstrip()) > line_length:
+            if statement.trailing_whitespace.comment is not None:
+                return None
+            extended = _one_name_per_line(module, statement, parent, names)
+        body[index] = extended
+        return module.with_changes(body=body)
+    return None
+
+
+def _one_name_per_line(
+    module: cst.Module, statement: cst.SimpleStatementLine, parent: str, names: List[cst.ImportAlias]
+) -> cst.SimpleStatementLine:
+    """``from parent import (`` with one name per line and a trailing comma, as black writes
+    an import too long for one line."""
+    newline, indent = module.default_newline, module.default_indent
+    spelled = [cst.Module(body=[]).code_for_node(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for alias in names]
+    text = f"from {parent} import ({newline}" + "".join(f"{indent}{name},{newline}" for name in spelled) + f"){newline}"
+    return cst.parse_statement(text, module.config_for_parsing).with_changes(leading_lines=statement.leading_lines)

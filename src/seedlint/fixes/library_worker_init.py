@@ -3,8 +3,9 @@
 has none (data ``("pass", qualified)`` at the loader call), or call it first thing in the
 loader's own ``worker_init_fn`` (``("call", qualified)`` at that function's ``def``).
 
-The function is spelled through the module's own imports when they reach it, else imported
-under its own name, or ``<library>_<name>`` when the module already spells that name."""
+The function is spelled through the module's own imports when they reach it, else added to
+the module's ``from <package> import ...`` line, else imported under its own name, or
+``<library>_<name>`` when the module already spells that name."""
 
 from __future__ import annotations
 
@@ -14,21 +15,26 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.diagnostics import Fix
-from seedlint.fixes.imports import add_import
+from seedlint.fixes.imports import add_import, extend_from_import
 from seedlint.fixes.module_edits import free_name, is_docstring
 from seedlint.fixes.reseed_rng_object import reference
 from seedlint.fixes.seed_worker import pass_keyword
+from seedlint.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 
 Position = Tuple[int, int]
 
 
 def _spelling(module: cst.Module, qualified: str) -> Tuple[str, Optional[str]]:
-    """How the module can name ``qualified``, and the import to add for it (or None)."""
+    """How the module can name ``qualified``, and the import to add for it: None when the
+    module's imports reach it, ``("extend", parent)`` when its ``from parent import``
+    line can take the name, else an import line."""
     found = reference(module, qualified)
     if found is not None:
         return found, None
     parent, name = qualified.rsplit(".", 1)
     local = free_name(module, (name, f"{qualified.split('.', 1)[0]}_{name}"))
+    if local == name and extend_from_import(module, parent, name, DEFAULT_LINE_LENGTH) is not None:
+        return name, f"extend:{parent}"
     alias = "" if local == name else f" as {local}"
     return local, f"from {parent} import {name}{alias}"
 
@@ -81,7 +87,9 @@ def apply(module: cst.Module, fixes: List[Fix]) -> cst.Module:
     updated = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
     if not transformer.changed:
         return module
-    for _, line in spellings.values():
-        if line is not None:
+    for spelled, line in spellings.values():
+        if line is not None and line.startswith("extend:"):
+            updated = extend_from_import(updated, line[len("extend:"):], spelled, DEFAULT_LINE_LENGTH) or updated
+        elif line is not None:
             updated = add_import(updated, line, fixes[0].path)
     return updated

@@ -124,7 +124,7 @@ MONAI = HeldRng(
     reseed_methods=frozenset({"set_random_state"}),
     seeding_loaders=frozenset(MONAI_LOADERS),
     reseed="{held}.set_random_state(seed={seed} % 2**32)",
-    worker_init="monai.data.utils.worker_init_fn",
+    worker_init="monai.data.worker_init_fn",
     advice="load it with `monai.data.DataLoader` and no worker_init_fn of your own, or call "
            "`monai.data.utils.worker_init_fn(worker_id)` from yours",
 )

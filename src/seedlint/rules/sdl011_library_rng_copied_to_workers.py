@@ -82,10 +82,10 @@ class LibraryRngCopiedToWorkers(Rule):
     and runs it in its own methods, the fix inserts the block above at the top of each such
     method. When a MONAI pipeline is held by a library dataset (`monai.data.Dataset(data,
     transform=...)`, `CacheDataset`...), the fix uses MONAI's own per-worker reseeding, which
-    walks the worker's dataset: it passes `worker_init_fn=monai.data.utils.worker_init_fn` to
+    walks the worker's dataset: it passes `worker_init_fn=monai.data.worker_init_fn` to
     a loader that has no `worker_init_fn`, or calls it first in the loader's own one:
     ```python
-    from monai.data.utils import worker_init_fn as monai_worker_init_fn
+    from monai.data import worker_init_fn as monai_worker_init_fn
 
     def seed_numpy(worker_id):
         monai_worker_init_fn(worker_id)
