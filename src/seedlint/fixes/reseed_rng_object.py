@@ -15,9 +15,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.diagnostics import Fix
-from seedlint.fixes.imports import add_import
+from seedlint.fixes.imports import add_import, extend_from_import
 from seedlint.fixes.module_edits import free_name, is_docstring, module_bindings
 from seedlint.knowledge.library_rngs import HELD_RNGS
+from seedlint.line_length import DEFAULT as DEFAULT_LINE_LENGTH
 
 WORKER_INFO = "torch.utils.data.get_worker_info"
 GUARD = """\
@@ -119,25 +120,10 @@ def worker_info_function(module: cst.Module, path: Optional[str], planned: Optio
     found = reference(module, WORKER_INFO)
     if found is not None and "." not in found:
         return module, found
-    body = list(module.body)
     if "get_worker_info" not in module_bindings(module):
-        for index, statement in enumerate(body):
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            small = statement.body[0]
-            if (
-                isinstance(small, cst.ImportFrom)
-                and not small.relative
-                and small.module is not None
-                and cst.Module(body=[]).code_for_node(small.module) == "torch.utils.data"
-                and not isinstance(small.names, cst.ImportStar)
-                and small.lpar is None
-            ):
-                names = list(small.names)
-                names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                names.append(cst.ImportAlias(name=cst.Name("get_worker_info")))
-                body[index] = statement.with_changes(body=[small.with_changes(names=names), *statement.body[1:]])
-                return module.with_changes(body=body), "get_worker_info"
+        extended = extend_from_import(module, "torch.utils.data", "get_worker_info", DEFAULT_LINE_LENGTH)
+        if extended is not None:
+            return extended, "get_worker_info"
     if found is not None:
         return module, found
     name = planned or free_name(module, ("get_worker_info", "torch_get_worker_info"))
