@@ -21,7 +21,8 @@ def _schema() -> str:
     entries written by another."""
     digest = hashlib.sha256()
     package = os.path.dirname(__file__)
-    for name in ("facts/model.py", "facts/collector.py", "facts/codegen_walk.py", "span.py"):
+    for name in ("facts/model.py", "facts/collector.py", "facts/codegen_walk.py", "span.py", "knowledge/api_versions.py",
+                 "knowledge/platforms.py", "knowledge/watched_apis.py"):
         try:
             with open(os.path.join(package, *name.split("/")), "rb") as handle:
                 digest.update(handle.read())

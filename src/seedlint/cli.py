@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument("--diff", action="store_true", help="print the diff --fix would apply; write nothing")
     action.add_argument("--explain", metavar="CODE", help="print a rule's documentation")
     action.add_argument("--list-rules", action="store_true", help="list every rule")
+    action.add_argument("--show-settings", action="store_true",
+                        help="print the settings and target versions PATH is checked with, and what set each bound")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     parser.add_argument("--show-fixes", action="store_true", help="after --fix, list the fixes applied per file")
     parser.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
@@ -229,6 +231,15 @@ def _main(argv: Optional[List[str]] = None) -> int:
         settings = load_settings(paths, _overrides(args), config_file=args.config)
     except ConfigError as error:
         return _usage_error(str(error))
+    if args.show_settings:
+        if len(paths) != 1 or stdin is not None:
+            return _usage_error("--show-settings takes one file or directory")
+        from seedlint.show_settings import show_settings
+
+        sys.stdout.write(show_settings(paths[0], settings))
+        return 0
+    for conflict in settings.version_conflicts:
+        print(f"seedlint: warning: contradictory version declarations: {conflict}", file=sys.stderr)
     unknown = unknown_codes(settings, RULE_CODES)
     if unknown:
         where, code = unknown[0]

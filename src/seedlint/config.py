@@ -15,16 +15,14 @@ from seedlint.line_length import declared_line_length
 from seedlint.versions import (
     ANY,
     LIBRARY_PACKAGES,
+    Resolution,
     VersionRange,
-    declared_versions,
     find_project_root,
+    nearest_ranges,
     range_from_specifiers,
+    resolve,
+    tomllib,
 )
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
 
 
 class ConfigError(Exception):
@@ -68,6 +66,8 @@ class Settings:
     config_file: Optional[str] = None
     line_length: int = 88
     """The project's line length (see ``line_length``): fixes wrap calls they make longer."""
+    version_conflicts: Tuple[str, ...] = ()
+    """Declarations that contradict each other (``versions.model``), reported as warnings."""
 
     def library_version(self, package: str) -> VersionRange:
         return dict(self.library_versions).get(package, ANY)
@@ -177,9 +177,12 @@ def version_option(key: str, value: Any) -> VersionRange:
     if not isinstance(value, str) or not _SPECIFIER.fullmatch(value.strip()):
         raise ConfigError(f"{key}: expected a version such as \"1.8\" or \">=1.8,<2\", got {value!r}")
     text = value.strip()
-    if text[0].isdigit() and not text.endswith("*"):
-        text = f"=={text}.*"
-    return range_from_specifiers(text, source=key)
+    if text.startswith("^"):
+        raise ConfigError(f"{key}: write a PEP 440 range such as \">={text[1:]}\" instead of {text!r}")
+    try:
+        return range_from_specifiers(text, source=key)
+    except ValueError:
+        raise ConfigError(f"{key}: expected a version such as \"1.8\" or \">=1.8,<2\", got {value!r}") from None
 
 
 def settings_from_table(table: Mapping[str, Any], base: Settings) -> Settings:
@@ -245,8 +248,26 @@ def _read_table(path: str) -> Optional[Dict[str, Any]]:
     return table
 
 
-def library_declarations(declared) -> Tuple[Tuple[str, VersionRange], ...]:
-    return tuple(sorted((package, declared[package]) for package in LIBRARY_PACKAGES if package in declared))
+def library_declarations(resolution: Resolution) -> Tuple[Tuple[str, VersionRange], ...]:
+    return tuple((package, resolution.get(package)) for package in LIBRARY_PACKAGES if resolution.get(package).declared)
+
+
+def versions_from(resolution: Resolution, pinned: Tuple[str, ...], imported_roots=()) -> Dict[str, Any]:
+    """The version settings a resolution gives, except those the user pinned."""
+    found = {"torch": resolution.get("torch"), "lightning": resolution.lightning(imported_roots), "python": resolution.get("python")}
+    changes: Dict[str, Any] = {
+        attribute: found[package] for package, attribute in VERSION_SETTINGS if package not in pinned and found[package].declared
+    }
+    changes["library_versions"] = library_declarations(resolution)
+    return changes
+
+
+def resolve_root(root: Optional[str]) -> Resolution:
+    """The versions the project root declares, with their implied bounds."""
+    if root is None:
+        return resolve({})
+    declared, conflicts = nearest_ranges(root, root)
+    return resolve(declared, conflicts=conflicts)
 
 
 def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = None, config_file: Optional[str] = None) -> Settings:
@@ -266,14 +287,8 @@ def load_settings(paths: List[str], overrides: Optional[Mapping[str, Any]] = Non
     pinned = tuple(k for k, attr in VERSION_SETTINGS if getattr(settings, attr).declared)
     pinned += tuple(k for k, attr in VERSION_SETTINGS if overrides and attr in overrides)
     settings = replace(settings, project_root=root, line_length=declared_line_length(root), pinned_versions=pinned)
-    declared = declared_versions(root)
-    if not settings.torch_version.declared and "torch" in declared:
-        settings = replace(settings, torch_version=declared["torch"])
-    if not settings.lightning_version.declared and "lightning" in declared:
-        settings = replace(settings, lightning_version=declared["lightning"])
-    if not settings.python_version.declared and "python" in declared:
-        settings = replace(settings, python_version=declared["python"])
-    settings = replace(settings, library_versions=library_declarations(declared))
+    resolution = resolve_root(root)
+    settings = replace(settings, version_conflicts=tuple(resolution.conflicts), **versions_from(resolution, pinned))
     if overrides:
         settings = replace(settings, **overrides)
     return settings

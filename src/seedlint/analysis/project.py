@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from functools import cached_property
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.flow import ValueFlow
@@ -22,9 +22,10 @@ from seedlint.analysis.loops import Loops
 from seedlint.analysis.seeds import Seeds
 from seedlint.analysis.start_methods import StartMethods
 from seedlint.analysis.workers import WorkerCode
-from seedlint.config import VERSION_SETTINGS, Settings, library_declarations
+from seedlint.config import Settings, versions_from
 from seedlint.facts.model import ModuleFacts
-from seedlint.versions import nearest_declarations
+from seedlint.knowledge.platforms import LINUX_ONLY
+from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
 
 
 class Project:
@@ -38,7 +39,10 @@ class Project:
         self.settings = settings
         self.files = files
         self._memo: Dict[str, object] = {}
-        self._settings_by_directory: Dict[str, Settings] = {}
+        self._settings_by_path: Dict[str, Settings] = {}
+        self._versions_by_path: Dict[str, Resolution] = {}
+        self._declared_by_directory: Dict[str, tuple] = {}
+        self._api_uses_by_path: Dict[str, List[Tuple[str, str, int]]] = {}
 
     def memo(self, key: str, compute):
         """A value rules share, computed once per run (a verdict several rules report)."""
@@ -47,22 +51,63 @@ class Project:
         return self._memo[key]
 
     def settings_for(self, path: str) -> Settings:
-        """The settings for one file: the versions declared nearest to it (an example folder
-        with its own requirements.txt), unless the command line or ``[tool.seedlint]``
-        pins them. The same whichever way the run was started."""
-        directory = os.path.dirname(os.path.abspath(path))
-        found = self._settings_by_directory.get(directory)
+        """The settings for one file: the versions its program runs on (``versions_for``),
+        unless the command line or ``[tool.seedlint]`` pins them. The same whichever way
+        the run was started."""
+        path = os.path.abspath(path)
+        found = self._settings_by_path.get(path)
         if found is None:
-            declared = nearest_declarations(directory, self.settings.project_root)
-            changes = {
-                attr: declared[package] for package, attr in VERSION_SETTINGS
-                if package in declared and package not in self.settings.pinned_versions
-            }
-            libraries = library_declarations(declared)
-            if libraries:
-                changes["library_versions"] = libraries
-            found = self._settings_by_directory[directory] = replace(self.settings, **changes) if changes else self.settings
+            module = self.index.modules.get(path)
+            imported = {target.split(".", 1)[0] for target in module.imports.values()} if module else set()
+            changes = versions_from(self.versions_for(path), self.settings.pinned_versions, imported)
+            found = self._settings_by_path[path] = replace(self.settings, **changes)
         return found
+
+    def versions_for(self, path: str) -> Resolution:
+        """Every package's range for the program of one file: what the folders from its own
+        up to the project root declare, the versioned APIs it and the project modules it
+        imports use outside a feature check, and the bounds those imply."""
+        path = os.path.abspath(path)
+        found = self._versions_by_path.get(path)
+        if found is None:
+            directory = os.path.dirname(path)
+            if directory not in self._declared_by_directory:
+                self._declared_by_directory[directory] = nearest_ranges(directory, self.settings.project_root)
+            declared, conflicts = self._declared_by_directory[directory]
+            found = self._versions_by_path[path] = resolve(declared, evidence_ranges(self._api_uses(path)), conflicts)
+        return found
+
+    def linux_only(self, path: str) -> Optional[str]:
+        """Why the program of one file runs on Linux only (it uses a Linux-only API outside a
+        feature check, ``knowledge.platforms``), else None."""
+        for key, file, line in self._api_uses(os.path.abspath(path)):
+            if key in LINUX_ONLY:
+                return f"{file}:{line} uses `{key}`: {LINUX_ONLY[key]}"
+        return None
+
+    def _api_uses(self, path: str) -> List[Tuple[str, str, int]]:
+        """The watched APIs (``knowledge.watched_apis``) that a file and the project modules
+        it imports use outside a feature check: (key, file, line)."""
+        found = self._api_uses_by_path.get(path)
+        if found is None:
+            found = self._api_uses_by_path[path] = self._program_api_uses(path)
+        return found
+
+    def _program_api_uses(self, path: str) -> List[Tuple[str, str, int]]:
+        module = self.index.modules.get(path) or self.index.load_file(path)
+        if module is None:
+            return []
+        programs = [module]
+        for target in module.imports.values():
+            parts = target.split(".")
+            for cut in range(len(parts), 0, -1):
+                imported = self.index.module_named(".".join(parts[:cut]), near=module)
+                if imported is not None:
+                    programs.append(imported)
+                    break
+        return [
+            (api, self.settings.relative(other.path), line) for other in programs for api, line in getattr(other, "api_uses", ())
+        ]
 
     @cached_property
     def flow(self) -> ValueFlow:

@@ -14,6 +14,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import libcst as cst
 
 from seedlint.facts.codegen_walk import Position, positions_from_wrapper, walk
+from seedlint.knowledge.watched_apis import WATCHED_ROOTS, is_feature_check, watched
 from seedlint.facts.model import (
     MODULE_CODE,
     UNKNOWN,
@@ -114,6 +115,22 @@ def _leaves_block(body: cst.BaseSuite) -> bool:
     return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], _LEAVES_BLOCK)
 
 
+_FEATURE_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException", "TypeError"})
+
+
+def _catches_missing_feature(handler: cst.ExceptHandler) -> bool:
+    """``except:``, ``except ImportError``, ``except (AttributeError, ...)`` and the like."""
+    if handler.type is None:
+        return True
+    names = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    for element in names:
+        value = element.value if isinstance(element, cst.Element) else element
+        dotted = _dotted(value)
+        if dotted is not None and dotted.rsplit(".", 1)[-1] in _FEATURE_ERRORS:
+            return True
+    return False
+
+
 def _param_kinds(params: cst.Parameters) -> Tuple[str, ...]:
     """Each parameter's kind, in the order ``_Collector._params`` lists the names."""
     return (
@@ -184,6 +201,8 @@ class _Collector(cst.CSTVisitor):
         self.values: Dict[int, Value] = {}
         self.pending: List[Tuple[Name, Tuple[_Scope, ...]]] = []
         self.star_imports: List[str] = []
+        self.statement: Optional[cst.CSTNode] = None
+        """The import statement being read (where a versioned import is reported)."""
         self.guards: List[Guard] = []
         """The guards in force at the current statement, innermost last."""
         self.saved_guards: List[List[Guard]] = []
@@ -200,6 +219,18 @@ class _Collector(cst.CSTVisitor):
         self.opened: Dict[int, int] = {}
         self.except_bodies: set = set()
         """Blocks and else clauses that pushed their ``if``'s guard, by node id."""
+        self.feature_try_bodies: set = set()
+        """``try`` bodies whose handlers catch a missing import or attribute, by node id."""
+        self.feature_try_depth = 0
+        self.feature_blocks: List[bool] = []
+        self.api_aliases: set = set()
+        """Local names imported from a package whose versioned APIs ``api_versions`` lists."""
+        self.fallback_aliases: set = set()
+        """Those imported under a feature check: which package they name depends on what is installed."""
+        self.api_candidates: List[Tuple[Name, Tuple[str, ...], bool]] = []
+        """Names (and the ``keyword=`` / ``backend=value`` of calls to them) that may be watched
+        APIs (``knowledge.watched_apis``), and whether a feature check guards them; resolved in
+        ``finish``."""
 
     # ---------------------------------------------------------------- helpers
     def span(self, node: cst.CSTNode) -> Span:
@@ -256,6 +287,8 @@ class _Collector(cst.CSTVisitor):
                 return Const({"True": True, "False": False, "None": None}[dotted])
             name = Name(dotted=dotted, span=self.span(node))
             self.pending.append((name, self.chain()))
+            if name.root in self.api_aliases:
+                self.api_candidates.append((name, (), self._feature_guarded()))
             return name
         if isinstance(node, cst.Attribute):
             return Attr(self.value(node.value), node.attr.value)
@@ -341,10 +374,24 @@ class _Collector(cst.CSTVisitor):
                 keyword_spans.append(self.span(arg.keyword))
             elif not star_args:
                 args.append(self.value(arg.value))
+        func = self.value(node.func)
+        if isinstance(func, Name) and func.root in self.api_aliases:
+            suffixes = [f"{key}=" for key, _ in kwargs]
+            backend = self._backend(args, kwargs)
+            if backend is not None:
+                suffixes.append(f"backend={backend}")
+            if suffixes:
+                self.api_candidates.append((func, tuple(suffixes), self._feature_guarded()))
         return Call(
-            self.value(node.func), tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs, tuple(keyword_spans),
+            func, tuple(args), tuple(kwargs), self.span(node), star_args, star_kwargs, tuple(keyword_spans),
             tuple(stars), tuple(double_stars), self._guards_at(node),
         )
+
+    @staticmethod
+    def _backend(args: List[Value], kwargs: List[Tuple[str, Value]]) -> Optional[str]:
+        """The constant ``backend`` of an ``init_process_group``-like call (first argument)."""
+        value = dict(kwargs).get("backend", args[0] if args else None)
+        return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
 
     def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value, Span]]]:
         """Keywords spelled out in ``**dict(a=1)`` or ``**{"a": 1}``, with where each key is
@@ -370,6 +417,7 @@ class _Collector(cst.CSTVisitor):
 
     # ---------------------------------------------------------------- imports
     def visit_Import(self, node: cst.Import) -> None:
+        self.statement = node
         for alias in node.names:
             full = _dotted(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
@@ -381,6 +429,7 @@ class _Collector(cst.CSTVisitor):
                 self._record_import(root, root)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.statement = node
         base = _dotted(node.module) if node.module is not None else ""
         level = len(node.relative)
         if level:
@@ -399,8 +448,24 @@ class _Collector(cst.CSTVisitor):
             self._record_import(local, target)
 
     def _record_import(self, local: str, target: str) -> None:
+        if target.split(".", 1)[0] in WATCHED_ROOTS:
+            self.api_aliases.add(local.split(".", 1)[0])
+            if self._feature_guarded():
+                self.fallback_aliases.add(local.split(".", 1)[0])
+            else:
+                key = watched(target)
+                if key is not None:
+                    self.facts.api_uses.append((key, self.positions[id(self.statement)][0] if self.statement else 0))
         if len(self.scopes) == 1:
             self.facts.imports[local] = target
+
+    def _feature_guarded(self) -> bool:
+        """Whether the code here runs only after a feature or version check: inside a
+        ``try`` that catches a missing import or attribute, in an ``except`` block, or under
+        an ``if`` that tests ``hasattr``, a version or an availability flag."""
+        if self.feature_try_depth:
+            return True
+        return any(test is EXCEPT or is_feature_check(test) for test, _ in self.guards)
 
     # ---------------------------------------------------------------- definitions
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -590,10 +655,18 @@ class _Collector(cst.CSTVisitor):
             self.guards.append((EXCEPT, True))
             pushed += 1
         self.blocks[-1].append(pushed)
+        feature_try = id(node) in self.feature_try_bodies
+        self.feature_blocks.append(feature_try)
+        self.feature_try_depth += feature_try
 
     def _close_block(self) -> None:
         for _ in range(self.blocks[-1].pop()):
             self.guards.pop()
+        self.feature_try_depth -= self.feature_blocks.pop()
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if any(_catches_missing_feature(handler) for handler in node.handlers):
+            self.feature_try_bodies.add(id(node.body))
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._open_block(node)
@@ -719,6 +792,13 @@ class _Collector(cst.CSTVisitor):
     def finish(self) -> ModuleFacts:
         for name, chain in self.pending:
             self._resolve(name, chain)
+        for name, keywords, guarded in self.api_candidates:
+            if guarded or name.qualified is None or name.root in self.fallback_aliases:
+                continue
+            keys = [f"{name.qualified}({suffix})" for suffix in keywords] if keywords else [name.qualified]
+            for key in filter(None, map(watched, keys)):
+                self.facts.api_uses.append((key, name.span.line))
+        self.facts.api_uses = sorted(set(self.facts.api_uses))
         self.facts.star_imports = tuple(self.star_imports)
         return self.facts
 

@@ -270,6 +270,9 @@ class ModuleFacts:
     star_imports: Tuple[str, ...] = ()
     caps_strings: List[Tuple[str, Span]] = field(default_factory=list)
     """String literals spelled like environment variable names (``"PL_TRAINER_X"``), with spans."""
+    api_uses: List[Tuple[str, int]] = field(default_factory=list)
+    """Versioned APIs (``knowledge.api_versions``) the module uses outside a feature check,
+    with the line: ``("torch.compile", 12)``."""
 
     @property
     def module_code(self) -> Function:

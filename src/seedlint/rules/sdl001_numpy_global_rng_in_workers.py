@@ -29,8 +29,11 @@ class NumpyGlobalRngInWorkers(Rule):
     holds) draws from NumPy's global random generator (`np.random.rand`, `np.random.randint`,
     `np.random.choice`, ...).
 
-    Reported only when the project may run on torch < 1.9: it declares an older torch, or
-    declares none. Projects that require torch >= 1.9 are not affected.
+    Reported only when the loader's program may run on torch < 1.9: nothing bounds torch
+    from below at 1.9 or newer, neither the project's declarations, nor the bounds its other
+    dependencies imply (`lightning>=2.0`, `torchvision>=0.15`, `numpy>=2`, `requires-python
+    >=3.10`), nor an API the program uses outside a feature check (`torch.compile`,
+    `torch.inference_mode`). `seedlint --show-settings FILE` shows what bounds it.
 
     ## Why is this bad?
     Before torch 1.9, DataLoader workers are forked from the parent with an identical copy of

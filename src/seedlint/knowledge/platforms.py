@@ -1,0 +1,21 @@
+"""Code that runs on Linux only: a program that uses it outside a feature check never runs
+where ``spawn`` is the default start method (Windows, macOS), so its DataLoader workers
+start by ``fork`` unless it runs on Python 3.14 or later (``forkserver``) or sets a method.
+
+Sources:
+- NCCL: the torch.distributed documentation's backend table ("Backends that come with
+  PyTorch": NCCL is available on Linux only).
+- NVIDIA DALI: its installation guide (wheels for Linux x86_64 and aarch64 only).
+- MinkowskiEngine: its README's requirements ("Ubuntu >= 14.04", CUDA; no Windows or macOS build).
+"""
+
+from __future__ import annotations
+
+from typing import Dict
+
+LINUX_ONLY: Dict[str, str] = {
+    "torch.distributed.init_process_group(backend=nccl)": "the NCCL backend exists on Linux only",
+    "nvidia.dali": "NVIDIA DALI ships for Linux only",
+    "MinkowskiEngine": "MinkowskiEngine builds on Linux only",
+}
+"""Watched API keys (see ``watched_apis``) and why each one needs Linux."""

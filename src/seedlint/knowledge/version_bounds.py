@@ -1,0 +1,116 @@
+"""Bounds that one package's version puts on another's, from the packages' own metadata.
+
+A project that declares ``torchvision>=0.15`` cannot run torch 1.x: every torchvision
+release pins the torch it was built against (``pytorch_dep == version`` in torchvision's
+``setup.py``, which becomes ``Requires-Dist: torch==2.0.0`` in 0.15.0's metadata). Each
+entry reads: when the dependent's whole declared range lies in ``when``, the target's
+range lies in ``bound``. The version model applies the entries until nothing changes.
+
+Sources, per family:
+- torchvision, torchaudio, torchtext: each release's ``Requires-Dist: torch==X`` (their
+  ``setup.py`` pins the torch release they were built with); the pairing tables in the
+  README of pytorch/vision and pytorch/audio ("Installation" / compatibility matrix).
+- pytorch-lightning and lightning: ``Requires-Dist: torch>=X`` of each release
+  (``requirements/pytorch/base.txt`` in Lightning-AI/pytorch-lightning at the release tag).
+- MONAI, timm: ``install_requires`` at each release tag.
+- Python -> torch: the first torch release with wheels for that CPython (cp39 from 1.7.1,
+  cp310 from 1.11.0, cp311 from 1.13.0 on Linux, cp312 from 2.2.0, cp313 from 2.5.0,
+  cp314 from 2.9.0: the files of each release on the registry).
+- NumPy 2 -> torch: 2.3.0 is the first torch that supports NumPy 2 (pytorch/pytorch#132179;
+  older wheels report "A module that was compiled using NumPy 1.x cannot be run in NumPy 2").
+- NumPy and SciPy -> Python: ``requires-python`` at each release tag.
+- transformers: from 4.52.1 its import disables PyTorch below a minimum (``utils/import_utils.py``:
+  "Disabling PyTorch because PyTorch >= X is required"), so a project that needs it needs that torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+
+@dataclass(frozen=True)
+class Implies:
+    """When ``dependent``'s declared range lies within ``when``, ``target`` lies in ``bound``."""
+
+    dependent: str
+    when: str
+    target: str
+    bound: str
+    source: str
+
+
+def _floors(dependent: str, target: str, table: List[Tuple[str, str]], source: str) -> List[Implies]:
+    """Entries from releases that each need a newer ``target``: ``dependent>=d`` needs
+    ``target>=t``. ``source`` is formatted with ``release`` and ``needs``."""
+    return [
+        Implies(dependent, f">={release}", target, f">={needs}", source.format(release=release, needs=needs))
+        for release, needs in table
+    ]
+
+
+def _paired(dependent: str, pairs: List[Tuple[str, str]], source: str) -> List[Implies]:
+    """Entries from releases that pin one torch release each: ``dependent>=d`` needs
+    ``torch>=t``, and ``dependent<d`` needs ``torch<t``."""
+    entries = []
+    for dependent_version, torch_version in pairs:
+        pinned = f"{dependent} {dependent_version} pins torch {torch_version}; {source}"
+        entries.append(Implies(dependent, f">={dependent_version}", "torch", f">={torch_version}", pinned))
+        entries.append(Implies(dependent, f"<{dependent_version}", "torch", f"<{torch_version}", pinned))
+    return entries
+
+
+_TORCHVISION = [("0.4", "1.2"), ("0.4.1", "1.3"), ("0.5", "1.4")]
+_TORCHVISION += [(f"0.{minor + 1}", f"1.{minor}") for minor in range(5, 14)]
+_TORCHVISION += [(f"0.{minor + 15}", f"2.{minor}") for minor in range(0, 15)]
+"""torchvision 0.4.0's metadata pins torch==1.2.0, 0.4.1 torch==1.3.0, 0.21.0 torch==2.6.0, 0.29.0
+torch==2.14.0; the README's table gives the rest (its 0.4.x rows are off by one)."""
+_TORCHAUDIO = [(f"0.{minor}", f"1.{minor}") for minor in range(4, 14)] + [(f"2.{minor}", f"2.{minor}") for minor in range(0, 11)]
+"""torchaudio's compatibility matrix (its installation page); 2.10.0's metadata pins torch==2.10.0;
+2.11 requires no torch release at all."""
+_TORCHTEXT = [(f"0.{minor + 1}", f"1.{minor}") for minor in range(7, 14)]
+_TORCHTEXT += [(f"0.{minor + 15}", f"2.{minor}") for minor in range(0, 3)]
+"""torchtext 0.8-0.17's setup.py pins the torch it was built with; 0.5-0.7 pin nothing."""
+
+_LIGHTNING_TORCH = [
+    ("1.0", "1.3"), ("1.2", "1.4"), ("1.4", "1.6"), ("1.6", "1.8"), ("1.7", "1.9"), ("1.9", "1.10"),
+    ("2.0", "1.11"), ("2.1", "1.12"), ("2.2", "1.13"), ("2.3", "2.0"), ("2.4", "2.1"),
+]
+"""(pytorch-lightning / lightning release, the oldest torch it admits): requirements/pytorch/base.txt
+at each tag (requirements.txt up to 1.6); lightning 1.8.0.post1's metadata: torch>=1.9, 2.0.0's:
+torch>=1.11.0, 2.6.0's: torch>=2.1.0."""
+_MONAI_TORCH = [("0.8", "1.6"), ("0.9", "1.7"), ("1.1", "1.8"), ("1.2", "1.9"), ("1.5", "2.4.1")]
+"""MONAI's setup.cfg install_requires at each release tag."""
+_TIMM_TORCH = [("0.4", "1.4"), ("0.6.12", "1.7")]
+"""timm's setup.py at v0.4.x-v0.9.12 (from v0.9.16 it names no minimum)."""
+
+_PYTHON_TORCH = [("3.9", "1.7.1"), ("3.10", "1.11"), ("3.11", "1.13"), ("3.12", "2.2"), ("3.13", "2.5"), ("3.14", "2.9")]
+"""The first torch release with wheels for that CPython (the release's files on the registry)."""
+_NUMPY_PYTHON = [("1.22", "3.8"), ("1.25", "3.9"), ("2.1", "3.10"), ("2.3", "3.11")]
+_SCIPY_PYTHON = [("1.8", "3.8"), ("1.11", "3.9"), ("1.14", "3.10"), ("1.16", "3.11")]
+"""numpy's and scipy's pyproject.toml/setup.py requires-python at each release tag."""
+_TRANSFORMERS_TORCH = [("4.52.1", "2.1"), ("5.0", "2.2"), ("5.6", "2.4")]
+"""transformers' utils/import_utils.py: from 4.52.1 it disables PyTorch below that version."""
+
+IMPLIED: Tuple[Implies, ...] = tuple(
+    _paired("torchvision", _TORCHVISION, "each release's Requires-Dist torch==X")
+    + _paired("torchaudio", _TORCHAUDIO, "torchaudio's compatibility matrix")
+    + _paired("torchtext", _TORCHTEXT, "each release's setup.py pins the torch it was built with")
+    + _floors("torchtext", "torch", [("0.18", "2.3")], "torchtext {release}'s Requires-Dist torch>={needs}")
+    + _floors("monai", "torch", _MONAI_TORCH, "monai {release}'s install_requires torch>={needs}")
+    + _floors("timm", "torch", _TIMM_TORCH, "timm {release}'s install_requires torch>={needs}")
+    + _floors("numpy", "torch", [("2.0", "2.3")], "torch {needs} is the first release built for NumPy 2 (pytorch/pytorch#132179)")
+    + [
+        entry
+        for package in ("pytorch-lightning", "lightning", "lightning-fabric")
+        for entry in _floors(package, "torch", _LIGHTNING_TORCH, package + " {release}'s Requires-Dist torch>={needs}")
+    ]
+    + _floors("python", "torch", _PYTHON_TORCH, "no torch release before {needs} has wheels for CPython {release}")
+    + [
+        Implies("torch", f"<{torch}", "python", f"<{python}", f"no torch release before {torch} has wheels for CPython {python}")
+        for python, torch in _PYTHON_TORCH
+    ]
+    + _floors("numpy", "python", _NUMPY_PYTHON, "numpy {release}'s Requires-Python >={needs}")
+    + _floors("scipy", "python", _SCIPY_PYTHON, "scipy {release}'s Requires-Python >={needs}")
+    + _floors("transformers", "torch", _TRANSFORMERS_TORCH, "transformers {release} disables torch<{needs} at import (utils/import_utils.py)")
+)

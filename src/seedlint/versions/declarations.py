@@ -1,0 +1,413 @@
+"""What a folder's packaging files declare: every requirement, with its file and line.
+
+Read with ``packaging`` (PEP 508 requirements, PEP 440 specifiers): ``pyproject.toml``
+(``[project]`` dependencies, optional groups, dependency groups, ``requires-python``,
+Poetry tables), ``requirements*.txt`` / ``requirements/*.txt`` / ``constraints*.txt`` and
+every file they name with ``-r`` / ``-c``, ``setup.cfg``, ``setup.py`` (its requirement
+strings, ``python_requires``, and the requirements files it opens), and ``environment.yml``
+(conda specs and its ``pip:`` list). Poetry's ``^``/``~`` and conda's ``=1.8`` are
+translated to PEP 440 first: packaging does not read them.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import glob
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+
+from seedlint.versions.ranges import VersionRange, range_of
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+ALIASES = {"pytorch": "torch", "pytorch-cpu": "torch", "pytorch-gpu": "torch", "python3": "python"}
+"""Distribution names that stand for another (conda's ``pytorch`` is torch)."""
+
+REQUIREMENT_FILES = ("requirements*.txt", "requirements/*.txt", "requirements*/*.txt", "constraints*.txt")
+ENVIRONMENT_FILES = ("environment*.yml", "environment*.yaml", "conda*.yml", "conda*.yaml")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One requirement on one package: ``torch>=1.9`` at ``requirements.txt:3``."""
+
+    package: str
+    specifier: str
+    file: str
+    line: int
+    narrows: bool = True
+    """False for a requirement behind an environment marker (``; python_version < "3.8"``)."""
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def reason(self) -> str:
+        return f"{self.where} `{self.package}{self.specifier}`"
+
+    def range(self) -> VersionRange:
+        if not self.narrows:
+            return VersionRange(declared=True, reasons=(self.reason + " (under an environment marker)",))
+        return range_of(self.specifier, self.reason)
+
+
+def canonical(name: str) -> str:
+    name = canonicalize_name(name)
+    return ALIASES.get(name, name)
+
+
+def _line_of(text: str, needle: str, start: int = 0) -> int:
+    index = text.find(needle, start)
+    return text.count("\n", 0, index) + 1 if index >= 0 else 0
+
+
+def _from_requirement(text: str, file: str, line: int) -> Optional[Declaration]:
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return _from_wheel_url(text, file, line)
+    narrows = requirement.marker is None or _only_extras(str(requirement.marker))
+    return Declaration(canonical(requirement.name), str(requirement.specifier), file, line, narrows)
+
+
+_MARKER_VARIABLE = re.compile(r"\b(python_version|python_full_version|sys_platform|platform_\w+|os_name|implementation_\w+)\b")
+
+
+def _only_extras(marker: str) -> bool:
+    return not _MARKER_VARIABLE.search(marker)
+
+
+_WHEEL = re.compile(r"(?:^|/)([A-Za-z0-9_.]+)-([0-9][^-/%+]*)(?:(?:%2B|\+)[^-/]*)?-cp\d+")
+
+
+def _from_wheel_url(text: str, file: str, line: int) -> Optional[Declaration]:
+    """``https://.../torch-1.8.1%2Bcu111-cp38-cp38-linux_x86_64.whl`` pins torch 1.8.1."""
+    match = _WHEEL.search(text)
+    if match is None:
+        return None
+    version = match.group(2).split("%2B")[0].split("+")[0]
+    try:
+        SpecifierSet(f"=={version}")
+    except InvalidSpecifier:
+        return None
+    return Declaration(canonical(match.group(1)), f"=={version}", file, line)
+
+
+# ---------------------------------------------------------------------- requirements files
+def requirements_file(path: str, root: str, seen: Optional[Set[str]] = None) -> List[Declaration]:
+    """The requirements of a pip requirements (or constraints) file and the files it names."""
+    seen = set() if seen is None else seen
+    real = os.path.realpath(path)
+    if real in seen:
+        return []
+    seen.add(real)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return []
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Declaration] = []
+    logical = ""
+    first_line = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not logical:
+            first_line = number
+        line = re.sub(r"(^|\s)#.*", "", raw).strip()
+        if line.endswith("\\"):
+            logical += line[:-1] + " "
+            continue
+        logical = (logical + line).strip()
+        if not logical:
+            continue
+        entry, logical = logical, ""
+        include = re.match(r"(?:-r|--requirement|-c|--constraint)\s*=?\s*(\S+)", entry)
+        if include:
+            named = os.path.join(os.path.dirname(path), include.group(1))
+            found.extend(requirements_file(named, root, seen))
+            continue
+        if entry.startswith("-e ") or entry.startswith("--editable"):
+            continue
+        if entry.startswith("-"):
+            entry = re.sub(r"^-\S+(\s+\S+)?\s*", "", entry) if not entry.startswith("--") else ""
+            if not entry:
+                continue
+        declaration = _from_requirement(entry.split(" --", 1)[0].strip(), file, first_line)
+        if declaration is not None:
+            found.append(declaration)
+    return found
+
+
+# ---------------------------------------------------------------------- pyproject.toml
+def _poetry_specifier(spec: str) -> Optional[str]:
+    """Poetry's constraint syntax as PEP 440: ``^1.8`` -> ``>=1.8,<2.0``; ``~1.8`` ->
+    ``>=1.8,<1.9``; ``1.8`` -> ``==1.8``; ``*`` -> no bound."""
+    clauses = []
+    for part in re.split(r"\s*,\s*|\s+(?=[<>=!~^])", spec.strip()):
+        part = part.strip()
+        if part in ("", "*"):
+            continue
+        if part[0] in "^~" and not part.startswith("~="):
+            release = [int(n) for n in re.findall(r"\d+", part)]
+            if not release:
+                return None
+            if part[0] == "^":
+                head = next((i for i, n in enumerate(release) if n != 0), len(release) - 1)
+            else:
+                head = min(1, len(release) - 1) if len(release) > 1 else 0
+            upper = release[: head + 1]
+            upper[-1] += 1
+            clauses += [">=" + ".".join(map(str, release)), "<" + ".".join(map(str, upper))]
+        elif part[0].isdigit():
+            clauses.append("==" + part)
+        else:
+            clauses.append(part)
+    text = ",".join(clauses)
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+    return text
+
+
+def pyproject(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+    """The requirements and the ``requires-python`` of a pyproject.toml."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        data = tomllib.loads(raw.decode("utf-8", errors="replace"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return [], None
+    text = raw.decode("utf-8", errors="replace")
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Declaration] = []
+    project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+    strings: List[str] = list(_strings(project.get("dependencies")))
+    for group in _dict(project.get("optional-dependencies")).values():
+        strings.extend(_strings(group))
+    for group in _dict(data.get("dependency-groups")).values():
+        strings.extend(_strings(group))
+    for requirement in strings:
+        declaration = _from_requirement(requirement, file, _line_of(text, requirement))
+        if declaration is not None:
+            found.append(declaration)
+    python = None
+    requires_python = project.get("requires-python")
+    if isinstance(requires_python, str) and requires_python.strip():
+        python = _python(requires_python, file, _line_of(text, "requires-python"))
+    poetry = _dict(_dict(data.get("tool")).get("poetry"))
+    tables = [_dict(poetry.get("dependencies")), _dict(poetry.get("dev-dependencies"))]
+    tables += [_dict(_dict(g).get("dependencies")) for g in _dict(poetry.get("group")).values()]
+    for table in tables:
+        for name, spec in table.items():
+            if isinstance(spec, dict):
+                spec = spec.get("version", "")
+            if not isinstance(spec, str):
+                continue
+            specifier = _poetry_specifier(spec)
+            if specifier is None:
+                continue
+            line = _line_of(text, f"{name} =") or _line_of(text, f'"{name}"')
+            if canonical(name) == "python":
+                python = python or _python(specifier, file, line)
+            else:
+                found.append(Declaration(canonical(name), specifier, file, line))
+    return found, python
+
+
+def _python(specifier: str, file: str, line: int) -> Optional[Declaration]:
+    try:
+        SpecifierSet(specifier.strip())
+    except InvalidSpecifier:
+        return None
+    return Declaration("python", specifier.strip(), file, line)
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value) -> Iterator[str]:
+    if isinstance(value, list):
+        yield from (item for item in value if isinstance(item, str))
+
+
+# ---------------------------------------------------------------------- setup.cfg / setup.py
+def setup_cfg(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        parser.read_string(text)
+    except (OSError, configparser.Error):
+        return [], None
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Declaration] = []
+    values: List[str] = []
+    if parser.has_option("options", "install_requires"):
+        values.append(parser.get("options", "install_requires"))
+    if parser.has_section("options.extras_require"):
+        values.extend(value for _, value in parser.items("options.extras_require"))
+    for value in values:
+        for requirement in (line.strip() for line in value.splitlines()):
+            if requirement and not requirement.startswith("#"):
+                declaration = _from_requirement(requirement, file, _line_of(text, requirement))
+                if declaration is not None:
+                    found.append(declaration)
+    python = None
+    if parser.has_option("options", "python_requires"):
+        python = _python(parser.get("options", "python_requires"), file, _line_of(text, "python_requires"))
+    return found, python
+
+
+_REQUIREMENT_KEYWORDS = ("install_requires", "extras_require", "requires", "tests_require", "setup_requires")
+
+
+def setup_py(path: str, root: str, seen: Set[str]) -> Tuple[List[Declaration], Optional[Declaration]]:
+    """Requirement strings of a setup.py (in its requirement keywords, or carrying a
+    version anywhere), its ``python_requires``, and the requirements files it opens."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return [], None
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Declaration] = []
+    python = None
+    in_keyword: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in _REQUIREMENT_KEYWORDS:
+            in_keyword.update(id(inner) for inner in ast.walk(node.value))
+        if isinstance(node, ast.keyword) and node.arg == "python_requires" and isinstance(node.value, ast.Constant):
+            if isinstance(node.value.value, str):
+                python = _python(node.value.value, file, node.value.lineno)
+    directory = os.path.dirname(path)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        value = node.value.strip()
+        if value.endswith(".txt") and "\n" not in value:
+            named = os.path.join(directory, value)
+            if os.path.isfile(named):
+                found.extend(requirements_file(named, root, seen))
+            continue
+        if not value or "\n" in value:
+            continue
+        declaration = _from_requirement(value, file, node.lineno)
+        if declaration is None:
+            continue
+        if declaration.specifier or id(node) in in_keyword:
+            found.append(declaration)
+    return found, python
+
+
+# ---------------------------------------------------------------------- environment.yml
+_CONDA = re.compile(r"^(?:[\w.-]+::)?([A-Za-z0-9_.-]+)\s*(.*)$")
+
+
+def _conda_specifier(spec: str) -> Optional[str]:
+    """conda's ``=1.8`` (any 1.8.x), ``=1.8.1=build``, ``==1.8.1``, ``>=1.8,<2`` as PEP 440."""
+    spec = spec.strip()
+    if not spec:
+        return ""
+    if spec.startswith("=") and not spec.startswith("=="):
+        version = spec[1:].split("=", 1)[0].strip()
+        spec = f"=={version}" if version.endswith("*") else f"=={version}.*"
+    elif spec.startswith("=="):
+        spec = "==" + spec[2:].split("=", 1)[0]
+    elif spec[0].isdigit():
+        spec = f"=={spec.split('=', 1)[0]}.*"
+    try:
+        SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None
+    return spec
+
+
+def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+    try:
+        import yaml
+
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        data = yaml.safe_load(text)
+    except Exception:  # an unreadable or invalid file declares nothing
+        return [], None
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Declaration] = []
+    python = None
+    dependencies = data.get("dependencies", []) if isinstance(data, dict) else []
+    for item in dependencies if isinstance(dependencies, list) else []:
+        if isinstance(item, dict):
+            for requirement in _strings(item.get("pip")):
+                declaration = _from_requirement(requirement, file, _line_of(text, requirement))
+                if declaration is not None:
+                    found.append(declaration)
+            continue
+        if not isinstance(item, str):
+            continue
+        match = _CONDA.match(item.strip())
+        if match is None:
+            continue
+        specifier = _conda_specifier(match.group(2))
+        if specifier is None:
+            continue
+        declaration = Declaration(canonical(match.group(1)), specifier, file, _line_of(text, item))
+        if declaration.package == "python":
+            python = python or declaration
+        else:
+            found.append(declaration)
+    return found, python
+
+
+# ---------------------------------------------------------------------- one folder
+def folder_declarations(directory: str, root: Optional[str] = None) -> List[Declaration]:
+    """Every declaration the packaging files of ``directory`` make (requires-python as
+    package ``python``), in a stable order. Paths are relative to ``root``."""
+    root = root or directory
+    found: List[Declaration] = []
+    pythons: List[Declaration] = []
+    seen: Set[str] = set()
+
+    def take(result: Tuple[List[Declaration], Optional[Declaration]]) -> None:
+        found.extend(result[0])
+        if result[1] is not None:
+            pythons.append(result[1])
+
+    path = os.path.join(directory, "pyproject.toml")
+    if os.path.isfile(path):
+        take(pyproject(path, root))
+    path = os.path.join(directory, "setup.cfg")
+    if os.path.isfile(path):
+        take(setup_cfg(path, root))
+    path = os.path.join(directory, "setup.py")
+    if os.path.isfile(path):
+        take(setup_py(path, root, seen))
+    for pattern in REQUIREMENT_FILES:
+        for named in sorted(glob.glob(os.path.join(directory, pattern))):
+            found.extend(requirements_file(named, root, seen))
+    for pattern in ENVIRONMENT_FILES:
+        for named in sorted(glob.glob(os.path.join(directory, pattern))):
+            take(environment_yml(named, root))
+    return found + pythons[:1]
+
+
+def by_package(declarations: Iterable[Declaration]) -> Dict[str, VersionRange]:
+    """Per package, the intersection of what the declarations state."""
+    ranges: Dict[str, VersionRange] = {}
+    for declaration in declarations:
+        declared = declaration.range()
+        ranges[declaration.package] = ranges[declaration.package].intersect(declared) if declaration.package in ranges else declared
+    return ranges

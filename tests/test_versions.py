@@ -1,0 +1,171 @@
+"""The version model: declarations read with ``packaging``, bounds other packages and the
+code imply, contradictions reported, and ``--show-settings`` saying what set each bound."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from seedlint.cli import main
+from seedlint.config import resolve_root
+from seedlint.versions import range_from_specifiers, range_of
+from seedlint.versions.declarations import folder_declarations
+
+
+def write(root: Path, files: dict) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def versions(root: Path):
+    return resolve_root(str(root))
+
+
+def test_two_pins_of_two_lightning_packages_stay_two_ranges(tmp_path):
+    write(tmp_path, {"requirements.txt": "pytorch-lightning==1.3.5\nlightning==2.0.0\n", "setup.cfg": ""})
+    resolution = versions(tmp_path)
+    assert resolution.get("pytorch-lightning").describe() == "==1.3.5"
+    assert resolution.get("lightning").describe() == "==2.0.0"
+    assert resolution.lightning(["pytorch_lightning"]).describe() == "==1.3.5"
+    assert resolution.lightning(["lightning"]).describe() == "==2.0.0"
+    assert resolution.lightning([]).describe() == ">=1.3.5,<=2.0.0"
+    assert not resolution.conflicts
+
+
+def test_an_empty_intersection_is_a_conflict_not_a_range_below(tmp_path):
+    write(tmp_path, {"requirements.txt": "torch>=2.0\n", "requirements-dev.txt": "torch<1.9\n", "setup.cfg": ""})
+    resolution = versions(tmp_path)
+    torch = resolution.get("torch")
+    assert not torch.declared and torch.may_be_below("1.9") and torch.may_be_at_least("2.0")
+    assert len(resolution.conflicts) == 1 and "requirements" in resolution.conflicts[0]
+
+
+@pytest.mark.parametrize(
+    "files, torch_range",
+    [
+        ({"requirements.txt": "lightning>=2.0\n"}, ">=1.11"),
+        ({"requirements.txt": "pytorch-lightning>=1.7,<2\n"}, ">=1.9"),
+        ({"requirements.txt": "torchvision>=0.15\n"}, ">=2.0"),
+        ({"requirements.txt": "torchvision==0.9.1\n"}, ">=1.8,<1.9"),
+        ({"requirements.txt": "torchaudio==0.13.1\n"}, ">=1.13,<2.0"),
+        ({"pyproject.toml": '[project]\nname = "x"\nversion = "1"\nrequires-python = ">=3.11"\n'}, ">=1.13"),
+        ({"requirements.txt": "numpy==2.1.3\n"}, ">=2.3"),
+        ({"requirements.txt": "scipy>=1.14\n"}, ">=1.11"),
+        ({"requirements.txt": "monai>=1.2\n"}, ">=1.9"),
+        ({"requirements.txt": "transformers>=4.52.1\n"}, ">=2.1"),
+    ],
+)
+def test_bounds_implied_by_other_packages(tmp_path, files, torch_range):
+    write(tmp_path, {"setup.cfg": "", **files})
+    torch = versions(tmp_path).get("torch")
+    assert torch.declared
+    assert torch.describe().startswith(torch_range), torch.describe()
+
+
+def test_requirements_files_follow_includes_constraints_urls_and_markers(tmp_path):
+    write(tmp_path, {
+        "requirements.txt": """\
+            # pinned for the cluster
+            -r requirements/base.txt
+            -c constraints.txt
+            --extra-index-url https://example.invalid/simple
+            https://example.invalid/whl/cu111/torch-1.8.1%2Bcu111-cp38-cp38-linux_x86_64.whl
+            tensorboard; python_version < "3.8"
+            lightning >= 2.0 ; extra == "train"
+            """,
+        "requirements/base.txt": "numpy \\\n  >=1.20\n",
+        "constraints.txt": "scipy<1.12\n",
+    })
+    found = {d.package: d for d in folder_declarations(str(tmp_path))}
+    assert found["torch"].specifier == "==1.8.1" and found["torch"].line == 5
+    assert found["numpy"].specifier == ">=1.20" and found["numpy"].file == "requirements/base.txt"
+    assert found["scipy"].file == "constraints.txt"
+    assert not found["tensorboard"].narrows
+    assert found["lightning"].narrows and found["lightning"].specifier == ">=2.0"
+
+
+def test_conda_environment_poetry_and_setup_py(tmp_path):
+    write(tmp_path / "conda", {"environment.yml": """\
+        name: seg
+        dependencies:
+          - python=3.8
+          - pytorch::pytorch=1.8.1=py3.8_cuda11.1
+          - torchvision
+          - pip:
+            - albumentations==1.3.0
+        """})
+    found = {d.package: d for d in folder_declarations(str(tmp_path / "conda"))}
+    assert found["torch"].specifier == "==1.8.1.*" and found["python"].specifier == "==3.8.*"
+    assert found["albumentations"].specifier == "==1.3.0"
+    write(tmp_path / "poetry", {"pyproject.toml": """\
+        [tool.poetry.dependencies]
+        python = "^3.10"
+        torch = "^1.8"
+        pytorch-lightning = {version = "~1.6.4", optional = true}
+        """})
+    found = {d.package: d for d in folder_declarations(str(tmp_path / "poetry"))}
+    assert range_of(found["torch"].specifier).describe() == ">=1.8,<2"
+    assert range_of(found["pytorch-lightning"].specifier).describe() == ">=1.6.4,<1.7"
+    assert found["python"].specifier == ">=3.10,<4"
+    write(tmp_path / "setup", {
+        "setup.py": """\
+            from setuptools import setup
+
+            setup(name="seg", keywords=["torch", "lightning"], install_requires=open("deps.txt").read().split(), python_requires=">=3.9")
+            """,
+        "deps.txt": "torch>=1.10\n",
+    })
+    found = {d.package: d for d in folder_declarations(str(tmp_path / "setup"))}
+    assert found["torch"].file == "deps.txt" and found["python"].specifier == ">=3.9"
+    assert "lightning" not in found  # a keyword list is not a requirement
+
+
+def test_ranges_follow_pep_440():
+    assert range_from_specifiers("1.9").describe() == ">=1.9,<1.10.dev0"
+    assert not range_from_specifiers("1.9").may_be_below("1.9")
+    assert range_from_specifiers("~=1.7.0").describe() == ">=1.7.0,<1.8.dev0"
+    assert range_of("==1.8.*").may_be_below("1.9") and not range_of("==1.8.*").may_be_at_least("1.9")
+    assert range_of("<=1.9").may_be_at_least("1.9") and not range_of("<1.9").may_be_at_least("1.9")
+    assert range_of("!=1.8.0").describe() == "any version"
+    with pytest.raises(ValueError):
+        range_from_specifiers(">=one")
+
+
+def run(project: Path, *args: str, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    status = main(["--no-cache", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_show_settings_names_the_file_line_and_api_behind_each_bound(tmp_path, monkeypatch, capsys):
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "tagger"\nversion = "1"\ndependencies = [\n  "lightning>=2.0",\n  "numpy",\n]\n',
+        "train.py": "import torch\n\nmodel = torch.compile(torch.nn.Linear(2, 2))\n",
+    })
+    status, out, err = run(tmp_path, "--show-settings", "train.py", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 0 and err == ""
+    assert "  torch: >=2.0\n" in out
+    assert "lower bound >=2.0: train.py:3 uses `torch.compile`" in out
+    assert "  lightning: >=2.0\n    lower bound >=2.0: pyproject.toml:5 `lightning>=2.0`" in out
+    status, out, err = run(tmp_path, "--show-settings", ".", monkeypatch=monkeypatch, capsys=capsys)
+    assert "  torch: >=1.11\n    lower bound >=1.11: lightning >=2.0 needs torch>=1.11" in out
+    status, out, err = run(tmp_path, "--show-settings", "--torch-version", "1.8", ".", monkeypatch=monkeypatch, capsys=capsys)
+    assert "  torch: >=1.8,<1.9.dev0  (set by --torch-version / torch-version)" in out
+
+
+def test_contradictory_declarations_are_a_warning_naming_both(tmp_path, monkeypatch, capsys):
+    write(tmp_path, {
+        "requirements.txt": "lightning==2.0.0\ntorch==1.8.1\n",
+        "setup.cfg": "",
+        "train.py": "import torch\n",
+    })
+    status, out, err = run(tmp_path, ".", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 0
+    assert err.startswith("seedlint: warning: contradictory version declarations: torch: lightning ==2.0.0 needs torch>=1.11")
+    assert "requirements.txt:2 `torch==1.8.1`" in err
