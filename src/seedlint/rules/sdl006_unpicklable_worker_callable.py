@@ -11,11 +11,11 @@ from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
 from seedlint.rules.base import Project, Rule, add_related, start_method_where
-from seedlint.versions import VersionRange, parse_version
+from seedlint.versions import between, range_of
 
 FIX_KIND = "hoist-lambda"
 ROLES = ("worker_init_fn", "collate_fn")
-PYTHON_3_13 = VersionRange(parse_version("3.13"), parse_version("3.14"))
+PYTHON_3_13 = between("3.13", "3.14")
 """The releases whose pickle words a local object's failure "Can't get local object"."""
 
 
@@ -41,8 +41,11 @@ class UnpicklableWorkerCallable(Rule):
     The diagnostic is an *error* when the code sets the `spawn` or `forkserver` start method
     (`multiprocessing_context="spawn"` on the loader, `multiprocessing.get_context("spawn")`,
     or `multiprocessing.set_start_method` / `torch.multiprocessing.set_start_method`), and a
-    *warning* otherwise (its default severity). Loaders that use the `fork` start method
-    explicitly are not reported.
+    *warning* otherwise (its default severity), and then only where spawn or forkserver can
+    be the default: a program that uses a Linux-only API outside a feature check (the NCCL
+    backend, NVIDIA DALI, MinkowskiEngine) on Pythons before 3.14 always forks, and is not
+    reported; the message says which start method, and where, can start the workers by
+    pickling. Loaders that use the `fork` start method explicitly are not reported.
 
     The anchor is the lambda or the nested `def`; for a dataset class defined in a function it
     is the loader's dataset argument (the class statement may serve several loaders, and the
@@ -99,9 +102,12 @@ class UnpicklableWorkerCallable(Rule):
                 method = project.start_methods.of(loader, frame)
                 if method.name == "fork":
                     continue
+                error = method.name in PICKLING_METHODS
+                where = None if error else _where_workers_pickle(project, loader, frame)
+                if not error and where is None:
+                    continue
                 for problem, role in self._problems(project, loader, frame):
-                    error = method.name in PICKLING_METHODS
-                    diagnostic = self._diagnostic(project, problem, role, method, error)
+                    diagnostic = self._diagnostic(project, problem, role, method, error, where)
                     key = (problem.module.path, problem.span.line, problem.span.col)
                     earlier = found[key][1].related if key in found else set()
                     if key not in found or (error and not found[key][0]):
@@ -127,28 +133,49 @@ class UnpicklableWorkerCallable(Rule):
                 what = f"an object of `{cls.name}`, a class defined inside `{owner}`"
                 yield Unpicklable(loader.module, span, what, cls.qualname), "dataset"
 
-    def _diagnostic(self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool) -> Diagnostic:
+    def _diagnostic(
+        self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str]
+    ) -> Diagnostic:
         subject = f"the {role}" if role == "dataset" else f"`{role}`"
-        raised = _exception(project, problem)
+        raised = _exception(project, problem, forkserver_only=bool(where and where.startswith("under the forkserver")))
         if error:
             message = (
                 f"{subject} is {problem.what}, which cannot be pickled: with the '{method.name}' start method "
                 f"({start_method_where(method)}) starting the workers raises {raised}"
             )
         else:
-            message = (
-                f"{subject} is {problem.what}, which cannot be pickled: under the spawn or forkserver start method "
-                f"(the default on Windows, macOS, and Linux from Python 3.14) starting the workers raises {raised}"
-            )
+            message = f"{subject} is {problem.what}, which cannot be pickled: {where} starting the workers raises {raised}"
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if problem.fixable else None
         return self.report(problem.module, problem.span, message, fix, "error" if error else "warning")
 
 
-def _exception(project: Project, problem: Unpicklable) -> str:
-    """The exception pickle raises for this object on the project's Python versions."""
+def _where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame) -> Optional[str]:
+    """Where this loader's workers may start by pickling when the code sets no start method
+    (the message's condition), or None where that cannot happen: a Linux-only program on
+    Pythons before 3.14 always forks."""
+    python = project.settings_for(loader.module.path).python_version
+    forkserver = python.may_be_at_least("3.14")
+    linux = project.linux_only(frame.module.path) or project.linux_only(loader.module.path)
+    if linux is None and forkserver:
+        return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
+    if linux is None:
+        return (
+            f"under the spawn start method (the default on Windows and macOS; Linux forks on the Pythons "
+            f"this project runs on, {python.describe()})"
+        )
+    if forkserver:
+        return f"under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: {linux})"
+    return None
+
+
+def _exception(project: Project, problem: Unpicklable, forkserver_only: bool = False) -> str:
+    """The exception pickle raises for this object on the project's Python versions (from
+    3.14 only, where only forkserver can start the workers by pickling)."""
     if problem.local_name is None:
         return "`PicklingError: Can't pickle <function <lambda>>: attribute lookup <lambda> failed`"
     version = project.settings_for(problem.module.path).python_version
+    if forkserver_only:
+        version = version.intersect(range_of(">=3.14"))
     wordings = [
         (not version.may_be_at_least("3.13"), version.may_be_below("3.13"), "Python 3.12 and older",
          f"`AttributeError: Can't pickle local object '{problem.local_name}'`"),
