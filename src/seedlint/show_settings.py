@@ -12,7 +12,7 @@ import os
 from typing import List
 
 from seedlint.config import VERSION_SETTINGS, Settings
-from seedlint.versions import LIBRARY_PACKAGES, Resolution, VersionRange, resolve
+from seedlint.versions import LIBRARY_PACKAGES, VersionRange, resolve
 
 _PINNED_BY = {"torch": "--torch-version / torch-version", "lightning": "--lightning-version / lightning-version",
               "python": "--python-version / python-version"}

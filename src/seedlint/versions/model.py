@@ -184,12 +184,9 @@ def _narrow(resolution: Resolution, package: str, stated: VersionRange, how: str
 
 
 def _binding(first: VersionRange, second: VersionRange) -> str:
-    """The reason of ``first``'s bound that ``second`` cannot meet."""
-    if first.lower is not None and (second.upper is None or not VersionRange(lower=first.lower, upper=second.upper).empty):
-        if second.upper is None or VersionRange(lower=first.lower, upper=second.upper).empty:
-            return first.lower.reason
-    if first.lower is not None and second.upper is not None and VersionRange(lower=first.lower, upper=second.upper).empty:
+    """The reason of ``first``'s bound that ``second``'s opposite bound excludes."""
+    if first.lower is not None and second.upper is not None and VersionRange(first.lower, second.upper).empty:
         return first.lower.reason
-    if first.upper is not None and second.lower is not None and VersionRange(lower=second.lower, upper=first.upper).empty:
+    if first.upper is not None and second.lower is not None and VersionRange(second.lower, first.upper).empty:
         return first.upper.reason
     return first.source

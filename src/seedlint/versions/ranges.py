@@ -9,7 +9,7 @@ what it is. ``!=`` excludes single releases, which no rule asks about: it narrow
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Tuple
+from typing import Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -213,10 +213,3 @@ def range_from_specifiers(text: str, source: str = "") -> VersionRange:
 def between(lower: str, upper: str) -> VersionRange:
     """``lower <= v < upper``: a fixed span such as "Python 3.13"."""
     return range_of(f">={lower},<{upper}")
-
-
-def ranges_conflict(ranges: Iterable[VersionRange]) -> bool:
-    result = ANY
-    for item in ranges:
-        result = result.intersect(item)
-    return result.empty
