@@ -151,3 +151,29 @@ def test_generated_programs_match_the_reference(text):
     except Exception:
         return  # hypothesmith's grammar admits a few programs libcst rejects
     _assert_same(text)
+
+
+def test_code_after_return_or_raise_gives_no_facts_on_either_walk():
+    text = (
+        "import numpy as np\n"
+        "def item(i):\n"
+        "    raise NotImplementedError\n"
+        "    x = np.random.rand()\n"
+        "    def inner():\n"
+        "        return np.random.rand()\n"
+        "    return x\n"
+        "def pick(flag):\n"
+        "    if flag:\n"
+        "        value = np.random.rand()\n"
+        "        return value\n"
+        "        print('unreachable')\n"
+        "    assert flag is not None\n"
+        "    return 0\n"
+    )
+    _assert_same(text)
+    facts = collect_facts(cst.parse_module(text), "pkg.mod", "pkg/mod.py")
+    assert facts.functions["item"].calls == [] and "item.<locals>.inner" not in facts.functions
+    pick = facts.functions["pick"]
+    assert [c.func.dotted for c in pick.calls] == ["np.random.rand"]
+    assert len(pick.exits) == 2 and len(pick.return_guards) == len(pick.returns) == 2
+    assert len(pick.return_guards[1]) == 2, "after `if flag: return` and `assert`: both guards"

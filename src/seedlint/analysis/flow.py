@@ -634,8 +634,37 @@ class ValueFlow:
             receiver = self._super(frame)
             callees = self.attribute(receiver, func.attr)
         else:
-            callees = self.eval(func, frame)
+            callees = self._able_to_bind(self.eval(func, frame), call)
         return union(self.call_object(obj, Site(frame, call)) for obj in callees)
+
+    def _able_to_bind(self, callees: Values, call: Call) -> Values:
+        """Of several classes a call may build (``data_dict[args.data](root, size=s)``), those
+        whose ``__init__`` accepts the arguments written: a class that would raise
+        ``TypeError`` there is not what that call builds. All of them when none does."""
+        classes = [obj for obj in callees if isinstance(obj, ClassObj)]
+        if len(classes) < 2 or call.star_args or call.star_kwargs:
+            return callees
+        refused = frozenset(obj for obj in classes if not self._accepts(obj.cls, call))
+        return callees - refused if len(refused) < len(classes) else callees
+
+    def _accepts(self, cls: ClassRef, call: Call) -> bool:
+        init = self.index.method(cls, "__init__")
+        if init is None:
+            return True
+        function = init.function
+        kinds = dict(zip(function.params[1:], function.param_kinds[1:]))
+        positional = [name for name, kind in kinds.items() if kind in ("posonly", "normal")]
+        if len(call.args) > len(positional) and "star" not in kinds.values():
+            return False
+        given = set(positional[:len(call.args)])
+        for keyword, _ in call.kwargs:
+            if kinds.get(keyword) in ("normal", "kwonly"):
+                given.add(keyword)
+            elif "starstar" not in kinds.values():
+                return False
+        defaults = {name for name, _ in function.defaults}
+        required = [name for name, kind in kinds.items() if kind in ("posonly", "normal", "kwonly") and name not in defaults]
+        return all(name in given for name in required)
 
     def _is_super_call(self, call: Call, frame: Frame) -> bool:
         return isinstance(call.func, Name) and call.func.qualified == "builtins.super"
@@ -683,7 +712,9 @@ class ValueFlow:
             return frozenset({SeqObj(entries, indexable=False)})
         if not function.returns:
             return frozenset({NONE})
-        return union(self.eval(value, frame) for value in function.returns)
+        guards = function.return_guards if len(function.return_guards) == len(function.returns) else [()] * len(function.returns)
+        running = [value for value, guard in zip(function.returns, guards) if self.guards_may_hold(guard, frame)]
+        return union(self.eval(value, frame) for value in running) if running else UNKNOWN_SET
 
     def _call_external(self, qualified: str, site: Site) -> Values:
         call, frame = site.call, site.frame
@@ -1307,10 +1338,12 @@ def _before(a: Span, b: Span) -> bool:
 
 def _reaching(function: Function, assigns: List, read: Span) -> Tuple[List, bool]:
     """The assignments that may reach a read: the last one that runs unconditionally
-    before it, and any after that one (in a branch, or later in a loop around the read)."""
+    before it, and any after that one (in a branch, or later in a loop around the read);
+    none made in a block that ends with ``return`` or ``raise`` unless the read is in it too."""
     def in_loop(span: Span) -> bool:
         return any(_inside(loop.span, span) for loop in function.loops)
 
+    assigns = [a for a in assigns if not any(_inside(exit, a.span) and not _inside(exit, read) for exit in function.exits)]
     loops_around_read = [loop.span for loop in function.loops if _inside(loop.span, read)]
     killers = [a for a in assigns if not a.guards and _before(a.span, read) and not in_loop(a.span)]
     if not killers:

@@ -78,9 +78,9 @@ if CodegenState is not None:
     class _RecordingState(CodegenState):  # type: ignore[misc, valid-type]
         """Tracks line and column the way PositionProvidingCodegenState does."""
 
-        __slots__ = ("line", "column", "stack", "positions", "events", "on_enter", "on_leave", "skipped")
+        __slots__ = ("line", "column", "stack", "positions", "events", "on_enter", "on_leave", "skipped", "prunable", "ends")
 
-        def __init__(self, module: cst.Module, on_enter: Dict, on_leave: Dict) -> None:
+        def __init__(self, module: cst.Module, on_enter: Dict, on_leave: Dict, prunable: frozenset = frozenset()) -> None:
             super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
             self.line = 1
             self.column = 0
@@ -90,6 +90,9 @@ if CodegenState is not None:
             self.on_enter = on_enter
             self.on_leave = on_leave
             self.skipped = UNPOSITIONED - set(on_enter) - set(on_leave)
+            self.prunable = prunable
+            self.ends: Dict[int, int] = {}
+            """For a prunable node's entry in ``events``: the index just past its subtree's events."""
 
         def _advance(self, value: str) -> None:
             if "\n" in value or "\r" in value:
@@ -116,6 +119,8 @@ if CodegenState is not None:
             if kind in self.skipped:
                 return
             self.stack.append((self.line, self.column))
+            if kind in self.prunable:
+                self.events.append((None, node))
             handler = self.on_enter.get(kind)
             if handler is not None:
                 self.events.append((handler, node))
@@ -131,6 +136,8 @@ if CodegenState is not None:
             handler = self.on_leave.get(kind)
             if handler is not None:
                 self.events.append((handler, node))
+            if kind in self.prunable:
+                self.ends[key] = len(self.events)
 
         def record_syntactic_position(
             self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None, end_node: Optional[cst.CSTNode] = None
@@ -176,18 +183,28 @@ if CodegenState is not None:
 def walk(module: cst.Module, visitor: Any, positions_attribute: str = "positions") -> bool:
     """Give ``visitor`` every node's position (in the attribute named), then call its
     ``visit_X``/``leave_X`` methods in the order libcst's traversal would. Return values
-    of ``visit_X`` are ignored: the visitor must not prune. False when this libcst's
-    codegen cannot be driven this way; nothing has been called on the visitor then."""
+    of ``visit_X`` are ignored. A visitor prunes with ``PRUNABLE`` (node classes) and
+    ``prunes(node)``: a prunable node it prunes, asked when the walk reaches it, gets no
+    callbacks and nor does anything inside it. False when this libcst's codegen cannot be
+    driven this way; nothing has been called on the visitor then."""
     if CodegenState is None:
         return False
-    state = _RecordingState(module, handlers(visitor, "visit_"), handlers(visitor, "leave_"))
+    prunable = frozenset(getattr(visitor, "PRUNABLE", ()))
+    state = _RecordingState(module, handlers(visitor, "visit_"), handlers(visitor, "leave_"), prunable)
     try:
         module._codegen(state)
     except (TypeError, AttributeError, KeyError):
         return False
     setattr(visitor, positions_attribute, state.positions)
-    for handler, node in state.events:
+    events, ends = state.events, state.ends
+    position, count = 0, len(events)
+    while position < count:
+        handler, node = events[position]
+        if handler is None:
+            position = ends[id(node)] if visitor.prunes(node) else position + 1
+            continue
         handler(node)
+        position += 1
     return True
 
 

@@ -106,13 +106,23 @@ def _dotted(node: cst.BaseExpression) -> Optional[str]:
 
 
 def _leaves_block(body: cst.BaseSuite) -> bool:
-    """The block ends with ``return``, ``raise``, ``continue`` or ``break``."""
+    """The block leaves with ``return``, ``raise``, ``continue`` or ``break`` (what follows
+    that statement inside the block never runs)."""
+    return _ends_with(body, _LEAVES_BLOCK)
+
+
+def _ends_with(body: cst.BaseSuite, kinds: tuple) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
-        return bool(body.body) and isinstance(body.body[-1], _LEAVES_BLOCK)
-    if not body.body:
-        return False
-    last = body.body[-1]
-    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], _LEAVES_BLOCK)
+        return any(isinstance(s, kinds) for s in body.body)
+    return any(
+        isinstance(statement, cst.SimpleStatementLine) and any(isinstance(s, kinds) for s in statement.body)
+        for statement in body.body
+    )
+
+
+def _leaves_function(body: cst.IndentedBlock) -> bool:
+    """The block leaves with ``return`` or ``raise``: nothing bound in it reaches code after it."""
+    return _ends_with(body, (cst.Return, cst.Raise))
 
 
 _FEATURE_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException", "TypeError"})
@@ -218,6 +228,9 @@ class _Collector(cst.CSTVisitor):
         self.ifs: List[Tuple[cst.If, Value]] = []
         self.opened: Dict[int, int] = {}
         self.except_bodies: set = set()
+        self.dead: set = set()
+        """Statements after a ``return``, ``raise``, ``continue`` or ``break`` in their block,
+        by node id: they never run, so they give no facts."""
         """Blocks and else clauses that pushed their ``if``'s guard, by node id."""
         self.feature_try_bodies: set = set()
         """``try`` bodies whose handlers catch a missing import or attribute, by node id."""
@@ -530,6 +543,7 @@ class _Collector(cst.CSTVisitor):
         )
         self._enter_function(function, params)
         function.returns.append(self.value(node.body))
+        function.return_guards.append(())
         function.reads.extend(self._reads(node.body))
 
     def _reads(self, body: cst.BaseExpression) -> List[Name]:
@@ -668,7 +682,36 @@ class _Collector(cst.CSTVisitor):
         if any(_catches_missing_feature(handler) for handler in node.handlers):
             self.feature_try_bodies.add(id(node.body))
 
+    PRUNABLE = frozenset({
+        cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.FunctionDef,
+        cst.ClassDef, cst.Match,
+    })
+
+    def prunes(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.dead
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self.dead:
+            return False
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if id(original_node) not in self.dead:
+            super().on_leave(original_node)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._mark_dead(node.body)
+
+    def _mark_dead(self, statements: Sequence[cst.CSTNode]) -> None:
+        for position, statement in enumerate(statements):
+            if isinstance(statement, cst.SimpleStatementLine) and any(isinstance(s, _LEAVES_BLOCK) for s in statement.body):
+                self.dead.update(id(later) for later in statements[position + 1:])
+                return
+
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._mark_dead(node.body)
+        if _leaves_function(node):
+            self.function.exits.append(self.span(node))
         self._open_block(node)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
@@ -775,6 +818,12 @@ class _Collector(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.function.returns.append(self.value(node.value))
+            self.function.return_guards.append(self._guards_at(node))
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        """What follows an ``assert`` in its block runs only where the test holds."""
+        self.guards.append((self.value(node.test), True))
+        self.blocks[-1][-1] += 1
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if isinstance(node.value, cst.From):

@@ -227,6 +227,10 @@ class Function:
     calls: List[Call] = field(default_factory=list)
     assigns: List[Assign] = field(default_factory=list)
     returns: List[Value] = field(default_factory=list)
+    return_guards: List[Tuple[Guard, ...]] = field(default_factory=list)
+    """Parallel to ``returns``: the guards each ``return`` runs under."""
+    exits: List[Span] = field(default_factory=list)
+    """Blocks that end with ``return`` or ``raise``: what they bind reaches no code after them."""
     yields: List[Value] = field(default_factory=list)
     """``yield v`` values."""
     yield_froms: List[Value] = field(default_factory=list)
