@@ -27,7 +27,7 @@ from seedlint.analysis.objects import (
     SeqObj,
     ordered,
 )
-from seedlint.facts.model import EXCEPT, Call, Const, Name
+from seedlint.facts.model import EXCEPT, BinOp, Call, Const, Name, Subscript
 from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
 from seedlint.rng import (
@@ -80,8 +80,10 @@ class Draw:
 
     @property
     def on_error_path(self) -> bool:
-        """The draw runs only after an exception (``except: return np.random.rand(...)``)."""
-        return any(test == EXCEPT for test, _ in self.call.guards)
+        """The draw runs only after an exception (``except: return np.random.rand(...)``),
+        or picks another item of the dataset in place of one it could not read
+        (``return self[np.random.randint(len(self))]``): a retry, not an augmentation."""
+        return any(test == EXCEPT for test, _ in self.call.guards) or id(self.call) in _resampling_calls(self.reached.frame)
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,6 +172,8 @@ class WorkerCode:
             frame = current.frame
             function = frame.function.function
             self._note_assignments(current, instance, reassigned)
+            for iterated, method in self._iterated(frame):
+                add(self.flow.method_frame(method, iterated), current)
             for call in function.calls:
                 if not self.flow.guards_may_hold(call.guards, frame):
                     continue
@@ -185,6 +189,27 @@ class WorkerCode:
         return WorkerRun(
             list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded, reseeded_if_forked
         )
+
+    def _iterated(self, frame: Frame) -> List[Tuple[Instance, FunctionRef]]:
+        """Project objects the function iterates (``for x in self.source``, ``iter(src)``,
+        ``next(it)``, ``yield from self.source``) and the protocol method that runs:
+        a wrapper's worker code goes on in its source's ``__iter__``/``__next__``."""
+        function = frame.function.function
+        wanted: List[Tuple[object, str]] = [(loop.iterable, "__iter__") for loop in function.loops if loop.target]
+        wanted += [(value, "__iter__") for value in function.yield_froms]
+        for call in function.calls:
+            if isinstance(call.func, Name) and call.func.qualified in ("builtins.iter", "builtins.next") and call.args:
+                wanted.append((call.args[0], "__iter__" if call.func.qualified == "builtins.iter" else "__next__"))
+        found: List[Tuple[Instance, FunctionRef]] = []
+        for value, name in wanted:
+            if not self.flow.guards_may_hold(getattr(value, "guards", ()), frame):
+                continue
+            for obj in ordered(self.flow.eval(value, frame)):
+                if isinstance(obj, Instance):
+                    method = self.index.method(obj.cls, name)
+                    if method is not None:
+                        found.append((obj, method))
+        return found
 
     # ------------------------------------------------------------------ library-held RNGs
     def _library_run(
@@ -330,6 +355,41 @@ class WorkerCode:
         for assign in function.assigns:
             if assign.target.startswith(prefix) and "." not in assign.target[len(prefix):]:
                 reassigned.add((frame.receiver.cls.key, assign.target[len(prefix):]))
+
+
+def _resampling_calls(frame: Frame) -> Set[int]:
+    """Calls inside an index the method passes back to its own dataset: ``self[...]`` or
+    ``self.__getitem__(...)`` in what it returns."""
+    function = frame.function.function
+    if not function.params or function.class_name is None:
+        return set()
+    receiver = function.params[0]
+    found: Set[int] = set()
+    for value in function.returns:
+        for index in _own_item_indices(value, receiver):
+            found.update(_calls_within(index))
+    return found
+
+
+def _own_item_indices(value, receiver: str) -> List:
+    if isinstance(value, Subscript) and isinstance(value.value, Name) and value.value.dotted == receiver:
+        return [value.index]
+    if isinstance(value, Call) and isinstance(value.func, Name) and value.func.dotted == f"{receiver}.__getitem__":
+        return list(value.args)
+    return []
+
+
+def _calls_within(value, depth: int = 0) -> Set[int]:
+    if depth > 6 or value is None:
+        return set()
+    found: Set[int] = set()
+    if isinstance(value, Call):
+        found.add(id(value))
+        for part in (*value.args, *(v for _, v in value.kwargs)):
+            found |= _calls_within(part, depth + 1)
+    elif isinstance(value, BinOp):
+        found |= _calls_within(value.left, depth + 1) | _calls_within(value.right, depth + 1)
+    return found
 
 
 def is_rng_object(obj: Obj) -> bool:
