@@ -1,5 +1,7 @@
 """Runtime truth for SDL003: a worker_init_fn seeding from ``SEED + worker_id`` replays the
-same NumPy values in every epoch and every run; its --fix output draws fresh ones."""
+same NumPy values in every epoch and every run; its --fix output draws fresh ones. Read
+through one iterator made once, that seed repeats nothing, and a constant seed gives every
+worker the same values."""
 
 from pathlib import Path
 
@@ -22,3 +24,23 @@ def test_fixed_worker_init_fn_draws_fresh_values_each_epoch():
     first, second = epochs_of_values(module.make_loader(), legacy_numpy_seeding=False)
     assert duplicate_count(first) == 0
     assert duplicate_count(first + second) == 0, "epochs draw fresh values"
+
+
+def _first_batch_of_each_worker(module):
+    batches = iter(module.make_loader())
+    return [tuple(next(batches).flatten().tolist()) for _ in range(4)]
+
+
+def test_one_iterator_with_a_constant_seed_gives_every_worker_the_same_values():
+    module = load_module(FIXTURES / "iterator_made_once_constant_seed" / "train.py")
+    firsts = _first_batch_of_each_worker(module)
+    assert len(set(firsts)) == 1, "the four workers draw the same values"
+    fixed = load_module(FIXTURES / "iterator_made_once_constant_seed" / "train.fixed.py")
+    assert len(set(_first_batch_of_each_worker(fixed))) == 4
+
+
+def test_one_iterator_with_seed_plus_worker_id_repeats_nothing():
+    module = load_module(FIXTURES / "clean_iterator_made_once" / "train.py")
+    batches = iter(module.make_loader())
+    values = [tuple(next(batches).flatten().tolist()) for _ in range(64)]
+    assert duplicate_count(values) == 0, "workers start once, each from its own seed"

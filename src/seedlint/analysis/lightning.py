@@ -258,8 +258,8 @@ class Lightning:
     # ------------------------------------------------------------------ devices
     def several_processes(self, runner: Runner) -> bool:
         """The Trainer certainly starts several processes (devices > 1, -1 or "auto",
-        num_nodes > 1, or a ddp/fsdp/deepspeed strategy) when the program runs with its
-        defaults (a command-line option at its default value)."""
+        num_nodes > 1, or a ddp/fsdp/deepspeed strategy on more than one device) when the
+        program runs with its defaults (a command-line option at its default value)."""
         if runner.call is None:
             return False
         call, frame = runner.call, runner.frame
@@ -273,6 +273,9 @@ class Lightning:
         strategy = _by_default(self.flow.keyword_values(call, frame, "strategy"))
         if not strategy:
             return False
+        devices = [_by_default(self.flow.keyword_values(call, frame, k)) for k in ("devices", "gpus")]
+        if any(v and all(_one_device(d) for d in v) for v in devices):
+            return False  # strategy="ddp" on one device is one process
         for value in strategy:
             if isinstance(value, Constant) and isinstance(value.value, str):
                 if not value.value.lower().startswith(MULTI_PROCESS_STRATEGIES):

@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set
 from seedlint.analysis.iteration_screen import IterationScreen, last_spelling
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
-from seedlint.facts.model import Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
 
 MAX_DEPTH = 3
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""
@@ -186,6 +186,59 @@ class Loops:
         if self._screen.reaches(name) or any(_loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs))):
             return True
         return not self._screen.known(name) and any(spelling in name.lower() for spelling in HELPER_SPELLINGS)
+
+    # ------------------------------------------------------------------ single passes
+    def iterated_once(self, loader: LoaderCall) -> bool:
+        """The program reads the loader through one iterator it makes once (``it =
+        iter(loader)`` outside any loop, then ``next(it)`` for every step): its workers start
+        once and are never restarted. False when any loop iterates it, or an ``iter()``
+        call inside a loop (or in a helper an epoch loop runs) makes a new iterator, or when
+        the code that builds the loader may run more than once (another consumer, maybe
+        unseen, may then iterate it per epoch)."""
+        once, repeated = self._passes
+        if id(loader.call) not in once or id(loader.call) in repeated:
+            return False
+        return self._runs_once(self.flow.function_frame(loader.module, loader.function))
+
+    @cached_property
+    def _passes(self):
+        once: Set[int] = set()
+        repeated: Set[int] = {id(obj.loader.call) for loop in self.epoch_loops for obj in loop.loaders}
+        for module in self.project.modules:
+            for function in list(module.functions.values()):
+                iter_calls = [c for c in function.calls if isinstance(c.func, Name) and c.func.dotted == "iter" and c.args]
+                if not function.loops and not iter_calls:
+                    continue
+                frame = self.flow.function_frame(module, function)
+                for loop in function.loops:
+                    repeated.update(id(obj.loader.call) for obj in self.iterated(loop.iterable, frame))
+                for call in iter_calls:
+                    made = [id(obj.loader.call) for obj in self.iterated(call.args[0], frame)]
+                    if made:
+                        in_loop = any(contains(loop.span, call.span) for loop in function.loops)
+                        (once if not in_loop and self._runs_once(frame) else repeated).update(made)
+        return once, repeated
+
+    def _runs_once(self, frame: Frame, depth: int = 0) -> bool:
+        """The function runs once per program: module code, or a function whose callers
+        all call it outside any loop and run once themselves. A method's callers must all be
+        known; a module-level function named too commonly for a full search (``main``,
+        ``train``) is judged by the callers the analysed modules show."""
+        function = frame.function.function
+        if function.qualname == MODULE_CODE:
+            return True
+        if depth >= MAX_DEPTH:
+            return False
+        sites, complete = self.flow.callsites.of(frame)
+        if not sites or not (complete or (function.class_name is None and not function.nested)):
+            return False
+        for site in sites:
+            caller = site.frame.function.function
+            if any(contains(loop.span, site.call.span) for loop in caller.loops):
+                return False
+            if not self._runs_once(self.flow.function_frame(site.frame.module, caller), depth + 1):
+                return False
+        return True
 
     # ------------------------------------------------------------------ epoch loops
     @cached_property

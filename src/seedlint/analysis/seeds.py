@@ -106,10 +106,17 @@ def combine(origins: Iterable[Origin], op: Optional[str] = None) -> Origin:
     return Origin(FIXED, parts=frozenset().union(*(o.parts for o in origins if o.kind == FIXED)))
 
 
-def describe(origin: Origin) -> str:
-    """Words for a fixed seed, for messages."""
+def describe(origin: Origin, torch_version=None) -> str:
+    """Words for a fixed seed, for messages; ``torch_version`` (a range) decides what
+    ``np.random.get_state()[1][0]`` is in a worker."""
     if NUMPY_STATE in origin.parts:
-        return "`np.random.get_state()[1][0]`, which is 2147483648 in every worker on torch >= 1.9"
+        spelled = "`np.random.get_state()[1][0]`"
+        if torch_version is not None and not torch_version.may_be_below("1.9"):
+            return f"{spelled}, which is 2147483648 in every worker on torch >= 1.9"
+        if torch_version is not None and not torch_version.may_be_at_least("1.9"):
+            return f"{spelled}, which every worker copies from the main process's NumPy state on torch < 1.9"
+        return (f"{spelled}, which is the same in every worker (2147483648 on torch >= 1.9, the main process's "
+                "NumPy state before)")
     if origin.parts == {WORKER_ID}:
         return "`worker_id` alone"
     if origin.parts <= {CONSTANT}:

@@ -6,7 +6,7 @@ from typing import Dict, FrozenSet, Iterable, Set, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame, FunctionObj
-from seedlint.analysis.seeds import Origin, Seeding, describe
+from seedlint.analysis.seeds import WORKER_ID, Origin, Seeding, describe
 from seedlint.analysis.worker_init import worker_seedings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.rng import NUMPY, PYTHON_RANDOM, STREAM_NAMES, TORCH
@@ -25,6 +25,10 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
     value, an argument bound by `partial`), or `np.random.get_state()[1][0] + worker_id`.
     The seeding call may sit in another module than the loader, or in a helper the
     `worker_init_fn` calls; loaders with `persistent_workers` not statically false are skipped.
+    A loader the program reads through one iterator made once (`it = iter(loader)` outside any
+    loop, then `next(it)` at every step) starts its workers once: a seed that includes
+    `worker_id` repeats nothing there, and one that does not is reported for making every
+    worker draw the same values.
     A seeding call is reported only when the loader's workers draw from the RNG it seeds
     (reseeding Python's `random` badly is harmless when the dataset draws only from NumPy).
 
@@ -85,12 +89,13 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
                 drawn = drawn_streams(project, loader, frame)
                 if not drawn:
                     continue
+                once = project.loops.iterated_once(loader)
                 for value in init.values:
                     if not isinstance(value, FunctionObj):
                         continue
                     for seeding, origin in fixed_seedings(project, loader, frame, value):
                         relevant = seeding.rngs & drawn
-                        if not relevant:
+                        if not relevant or (once and WORKER_ID in origin.parts):
                             continue
                         key = (seeding.frame.module.path if not seeding.through_helper else value.function.module.path,
                                seeding.anchor.span.line, seeding.anchor.span.col)
@@ -98,10 +103,12 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
                         if key in reported:
                             add_related(reported[key], related)
                             continue
-                        reported[key] = self._diagnostic(value, seeding, origin, relevant, related)
+                        torch = project.settings_for(loader.module.path).torch_version
+                        reported[key] = self._diagnostic(value, seeding, origin, relevant, related, once, torch)
                         yield reported[key]
 
-    def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str], related) -> Diagnostic:
+    def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str], related,
+                    once: bool, torch_version) -> Diagnostic:
         function = init.function.function
         init_name = "a lambda" if function.is_lambda else f"`{function.name}`"
         what = " and ".join(STREAM_NAMES[s] for s in sorted(relevant))
@@ -109,9 +116,11 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
         via = ""
         if seeding.through_helper:
             via = f" (through `{spelled}` in `{seeding.frame.function.function.qualname}`, {where(seeding.frame.module, seeding.call.span)})"
+        effect = ("every worker draws the same random values (the loader's one iterator never restarts them, so "
+                  "epochs do not repeat)" if once else "every epoch repeats the same random values in each worker")
         message = (
-            f"worker_init_fn {init_name} seeds {what}{via} from {describe(origin)}, and the DataLoader's workers draw "
-            "from it: every epoch repeats the same random values in each worker; "
+            f"worker_init_fn {init_name} seeds {what}{via} from {describe(origin, torch_version)}, and the DataLoader's "
+            f"workers draw from it: {effect}; "
         )
         if relevant == {TORCH}:
             message += "drop it, torch already seeds each worker from base_seed + worker_id"
