@@ -169,3 +169,33 @@ def test_contradictory_declarations_are_a_warning_naming_both(tmp_path, monkeypa
     assert status == 0
     assert err.startswith("seedlint: warning: contradictory version declarations: torch: lightning ==2.0.0 needs torch>=1.11")
     assert "requirements.txt:2 `torch==1.8.1`" in err
+
+
+def test_a_dockerfile_fills_in_what_the_packaging_files_leave_undeclared(tmp_path):
+    write(tmp_path, {
+        "requirements.txt": "numpy>=1.20\n",
+        "Dockerfile": """\
+            ARG BASE="3.8"
+            FROM python:${BASE}-slim AS build
+            # pinned for the cluster
+            RUN apt-get update && \\
+                pip install --no-cache-dir -f https://example.invalid/wheels \\
+                    torch==1.8.1 "albumentations>=1.0,<1.2" numpy==1.19.5 \\
+                && conda install -y -c conda-forge imgaug=0.4
+            """,
+    })
+    found = {(d.package, d.specifier, d.file, d.line) for d in folder_declarations(str(tmp_path))}
+    assert ("torch", "==1.8.1", "Dockerfile", 4) in found
+    assert ("albumentations", "<1.2,>=1.0", "Dockerfile", 4) in found
+    assert ("imgaug", "==0.4.*", "Dockerfile", 4) in found
+    assert ("python", "==3.8.*", "Dockerfile", 2) in found
+    assert not any(p == "numpy" and f == "Dockerfile" for p, _, f, _ in found), "requirements.txt declares numpy"
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == "==1.8.1"
+    assert resolution.get("numpy").describe() == ">=1.20"
+    assert not resolution.conflicts
+
+
+def test_the_pytorch_image_tag_gives_torch(tmp_path):
+    write(tmp_path, {"Dockerfile": "FROM pytorch/pytorch:1.10.0-cuda11.3-cudnn8-devel\n", "setup.cfg": ""})
+    assert versions(tmp_path).get("torch").describe() == "==1.10.0"

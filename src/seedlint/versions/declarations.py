@@ -4,8 +4,10 @@ Read with ``packaging`` (PEP 508 requirements, PEP 440 specifiers): ``pyproject.
 (``[project]`` dependencies, optional groups, dependency groups, ``requires-python``,
 Poetry tables), ``requirements*.txt`` / ``requirements/*.txt`` / ``constraints*.txt`` and
 every file they name with ``-r`` / ``-c``, ``setup.cfg``, ``setup.py`` (its requirement
-strings, ``python_requires``, and the requirements files it opens), and ``environment.yml``
-(conda specs and its ``pip:`` list). Poetry's ``^``/``~`` and conda's ``=1.8`` are
+strings, ``python_requires``, and the requirements files it opens), ``environment.yml``
+(conda specs and its ``pip:`` list), and Dockerfiles (the base image's torch or Python, and
+what ``pip install`` / ``conda install`` commands pin), which fill in only what the
+packaging files leave undeclared. Poetry's ``^``/``~`` and conda's ``=1.8`` are
 translated to PEP 440 first: packaging does not read them.
 """
 
@@ -372,6 +374,126 @@ def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[D
     return found, python
 
 
+# ---------------------------------------------------------------------- Dockerfiles
+DOCKER_FILES = ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "docker/Dockerfile*")
+_DOCKER_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_INSTALLERS = {("pip", "install"): "pip", ("pip3", "install"): "pip", ("conda", "install"): "conda", ("mamba", "install"): "conda"}
+_OPTIONS_WITH_VALUES = frozenset({
+    "-r", "--requirement", "-c", "--constraint", "-f", "--find-links", "-i", "--index-url", "--extra-index-url",
+    "-e", "--editable", "-t", "--target", "--prefix", "--root", "-c", "--channel", "-n", "--name", "-p", "--platform",
+    "--python-version", "--implementation", "--abi", "--trusted-host", "--global-option", "--install-option",
+    "--config-settings", "--progress-bar", "--cache-dir", "--log", "--src", "--upgrade-strategy",
+})
+IMAGE_VERSIONS = {"pytorch/pytorch": "torch", "python": "python"}
+"""Base images whose tag starts with the version of what they install: ``pytorch/pytorch:1.10.0-cuda11.3-
+cudnn8-devel`` has torch 1.10.0, ``python:3.8-slim`` Python 3.8 (their tagging schemes on Docker Hub)."""
+
+
+def dockerfile(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+    """What a Dockerfile installs: the base image's torch or Python (``FROM pytorch/pytorch:1.10.0-...``)
+    and the packages of its ``pip install`` / ``conda install`` commands, ``ARG``/``ENV``
+    values substituted."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return [], None
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    variables: Dict[str, str] = {}
+    found: List[Declaration] = []
+    python = None
+    for line_number, instruction in _instructions(text):
+        keyword, _, rest = instruction.partition(" ")
+        keyword = keyword.upper()
+        rest = _DOCKER_VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), rest.strip())
+        if keyword in ("ARG", "ENV"):
+            for assignment in _split_shell(rest):
+                name, equals, value = assignment.partition("=")
+                if equals:
+                    variables[name] = value
+        elif keyword == "FROM":
+            image = next((word for word in rest.split() if not word.startswith("--")), "")
+            declaration = _from_image(image, file, line_number)
+            if declaration is not None and declaration.package == "python":
+                python = python or declaration
+            elif declaration is not None:
+                found.append(declaration)
+        elif keyword == "RUN":
+            found.extend(_installed(rest, file, line_number))
+    return found, python
+
+
+def _instructions(text: str) -> Iterator[Tuple[int, str]]:
+    """Each instruction with its first line, continuation lines joined, comments dropped."""
+    pending: List[str] = []
+    start = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        if pending and stripped.startswith("#"):
+            continue
+        if not pending:
+            start = number
+        pending.append(stripped[:-1] if stripped.endswith("\\") else stripped)
+        if not stripped.endswith("\\"):
+            yield start, " ".join(pending)
+            pending = []
+    if pending:
+        yield start, " ".join(pending)
+
+
+def _split_shell(text: str) -> List[str]:
+    import shlex
+
+    try:
+        return shlex.split(text, comments=False)
+    except ValueError:
+        return text.split()
+
+
+def _from_image(image: str, file: str, line: int) -> Optional[Declaration]:
+    name, _, tag = image.partition(":")
+    package = IMAGE_VERSIONS.get(name.lower())
+    match = re.match(r"\d+(?:\.\d+)+", tag)
+    if package is None or match is None:
+        return None
+    version = match.group(0)
+    specifier = f"=={version}" if package == "torch" and version.count(".") >= 2 else f"=={version}.*"
+    return Declaration(package, specifier, file, line)
+
+
+def _installed(command: str, file: str, line: int) -> List[Declaration]:
+    found: List[Declaration] = []
+    for part in re.split(r"&&|\|\||;|\|", command):
+        words = _split_shell(part)
+        while words and words[0] in ("python", "python3", "-m", "sudo", "RUN"):
+            words = words[1:]
+        kind = _INSTALLERS.get(tuple(words[:2]))
+        if kind is None:
+            continue
+        skip = False
+        for word in words[2:]:
+            if skip:
+                skip = False
+                continue
+            if word.startswith("-"):
+                skip = word in _OPTIONS_WITH_VALUES
+                continue
+            declaration = _from_requirement(word, file, line) if kind == "pip" else _conda_declaration(word, file, line)
+            if declaration is not None:
+                found.append(declaration)
+    return found
+
+
+def _conda_declaration(word: str, file: str, line: int) -> Optional[Declaration]:
+    match = _CONDA.match(word.strip())
+    if match is None:
+        return None
+    specifier = _conda_specifier(match.group(2))
+    return Declaration(canonical(match.group(1)), specifier, file, line) if specifier is not None else None
+
+
 # ---------------------------------------------------------------------- one folder
 def folder_declarations(directory: str, root: Optional[str] = None) -> List[Declaration]:
     """Every declaration the packaging files of ``directory`` make (requires-python as
@@ -401,6 +523,15 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
     for pattern in ENVIRONMENT_FILES:
         for named in sorted(glob.glob(os.path.join(directory, pattern))):
             take(environment_yml(named, root))
+    # A Dockerfile is one environment the project runs in: its pins fill in what the
+    # packaging files leave undeclared, and never contradict them.
+    declared = {d.package for d in found} | ({"python"} if pythons else set())
+    for pattern in DOCKER_FILES:
+        for named in sorted(glob.glob(os.path.join(directory, pattern))):
+            installed, python = dockerfile(named, root)
+            found.extend(d for d in installed if d.package not in declared)
+            if python is not None and "python" not in declared:
+                pythons.append(python)
     return found + pythons[:1]
 
 

@@ -24,7 +24,7 @@ from seedlint.knowledge.version_bounds import IMPLIED
 from seedlint.versions.declarations import by_package, folder_declarations
 from seedlint.versions.ranges import ANY, VersionRange, range_of
 
-PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", ".git")
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", "Dockerfile", ".git")
 STRONG_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 """Markers of a repository or package root, which a nested requirements file does not end."""
 LIGHTNING_PACKAGES = {"pytorch_lightning": "pytorch-lightning", "lightning": "lightning", "lightning_fabric": "lightning-fabric"}
@@ -56,7 +56,7 @@ class Resolution:
 def find_project_root(start: str) -> Optional[str]:
     """The directory of the project ``start`` belongs to: the nearest one above it with a
     pyproject.toml, setup.py, setup.cfg or .git; else the nearest with any project marker
-    (a requirements file). A folder that only has its own requirements.txt (an example
+    (a requirements file, a Dockerfile). A folder that only has its own requirements.txt (an example
     inside a repository) stays part of the repository, whichever file a run starts from;
     its files still get the versions that folder declares (``nearest_ranges``)."""
     directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
