@@ -8,8 +8,8 @@ from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import DictObj, Frame, FunctionObj, Instance, SeqObj
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Attr, Call, IfExp, Name, Seq, Subscript, Value
-from seedlint.rng import WORKER_INFO, WORKER_SHARDING_HELPERS
+from seedlint.facts.model import Attr, BinOp, Call, IfExp, Name, Seq, Subscript, Value
+from seedlint.rng import PYTHON_RANDOM, TORCH, WORKER_INFO, WORKER_SHARDING_HELPERS
 from seedlint.rules.base import Project, Rule, built, built_in
 
 FIX_KIND = "shard-iterable-by-worker"
@@ -29,6 +29,11 @@ class IterableDatasetNotSharded(Rule):
     stride or modulo arithmetic, also inside helper readers it calls), or a known helper such as
     webdataset's `split_by_worker`, torchdata's `sharding_filter` or Hugging Face's
     `split_dataset_by_node`. Calling `get_worker_info()` only to reseed is not sharding.
+    Worker code that iterates another project object (`for x in self.source`, `iter(...)`,
+    `yield from`) goes on in that object's `__iter__`, so a wrapper shards where its source
+    does. A synthetic stream is not reported: worker code that draws from torch's or Python's
+    RNG (which torch seeds differently in each worker) and loops only `while` or over
+    `range(n)` with `n` not a `len(...)` yields different items in each worker.
 
     ## Why is this bad?
     Each worker gets its own copy of the dataset and runs `__iter__` from the start. Without
@@ -116,10 +121,43 @@ class IterableDatasetNotSharded(Rule):
             iter_method = project.index.method(instance.cls, "__iter__")
             if iter_method is None:
                 continue
-            frames = [r.frame for r in project.workers.of(instance).functions]
-            if not _frames_shard(project, frames):
+            run = project.workers.of(instance)
+            frames = [r.frame for r in run.functions]
+            if not _frames_shard(project, frames) and not _generates_its_items(project, run):
                 return instance, iter_method
         return None
+
+
+def _generates_its_items(project: Project, run) -> bool:
+    """A synthetic stream: worker code draws from torch's or Python's RNG (which torch seeds
+    differently in each worker) and loops only ``while`` or over ``range(n)`` with ``n`` not
+    read from data (``len(...)``). Every worker then yields different items: nothing arrives
+    twice, there are just ``num_workers`` times as many."""
+    if not any(d.stream in (TORCH, PYTHON_RANDOM) for d in run.sure_draws):
+        return False
+    for reached in run.functions:
+        frame = reached.frame
+        for loop in frame.function.function.loops:
+            if not loop.target and not isinstance(loop.iterable, Call):
+                continue  # a while statement
+            iterable = loop.iterable
+            if not (isinstance(iterable, Call) and project.flow.callee_names(iterable, frame) & {"builtins.range", "range"}):
+                return False
+            if any(_reads_length(arg) for arg in iterable.args):
+                return False
+    return True
+
+
+def _reads_length(value: Value, depth: int = 0) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(value, Call):
+        if isinstance(value.func, Name) and value.func.dotted == "len":
+            return True
+        return any(_reads_length(v, depth + 1) for v in value.args)
+    if isinstance(value, BinOp):
+        return _reads_length(value.left, depth + 1) or _reads_length(value.right, depth + 1)
+    return False
 
 
 def _is_plain_iterable_dataset(project: Project, instance: Instance) -> bool:
