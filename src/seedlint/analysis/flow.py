@@ -1309,7 +1309,30 @@ class ValueFlow:
         collected: List[Values] = []
         for value in (*call.args, *(v for _, v in call.kwargs), *call.stars, *call.double_stars):
             collected.append(self._callables_within(self.eval(value, frame), depth))
+        for value, spread in self._added_later(call, frame):
+            values = self.eval(value, frame)
+            collected.append(self._callables_within(self.elements(values) if spread else values, depth))
         found = self._eval[key] = union(collected)
+        return found
+
+    def _added_later(self, call: Call, frame: Frame) -> List[Tuple[Value, bool]]:
+        """What the function adds to a list the built object holds, after building it:
+        ``pipeline = Compose([...])`` then ``pipeline.transforms.append(Cutout(16))``."""
+        function = frame.function.function
+        names = [a.target for a in function.assigns if a.value is call and "." not in a.target]
+        found: List[Tuple[Value, bool]] = []
+        for name in names:
+            for held in function.calls:
+                func = held.func
+                if not (isinstance(func, Name) and func.dotted.startswith(name + ".")):
+                    continue
+                if func.qualified is not None and function.qualname != MODULE_CODE:
+                    continue  # a global of the same name, not the local built here
+                parts = func.dotted.split(".")
+                if len(parts) != 3 or parts[2] not in LIST_MUTATORS or not held.args:
+                    continue
+                if self.guards_may_hold(held.guards, frame):
+                    found.append((held.args[-1], LIST_MUTATORS[parts[2]]))
         return found
 
     def _callables_within(self, values: Values, depth: int) -> Values:
