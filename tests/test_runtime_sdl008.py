@@ -3,9 +3,14 @@ same seed, MONAI's DataLoader gives worker k of every rank the same transform se
 ranks draw the same random noise in lockstep (each rank on its own shard of the data); a
 seed that adds the rank (the clean fixture) gives every rank its own draws. The ranks are
 simulated in one process: what a rank's workers draw depends only on torch's global seed
-and the rank's sampler, not on the process group."""
+and the rank's sampler, not on the process group. A seed set at import time under
+``mp.spawn`` is checked with a real two-rank gloo job: each spawned rank imports the module
+again and repeats it."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -42,4 +47,31 @@ def test_same_seed_on_every_rank_draws_the_same_noise_on_every_rank():
 
 def test_rank_dependent_seed_gives_each_rank_its_own_draws():
     first, second = (rank_draws(rank, SEED + rank) for rank in range(RANKS))
+    assert not set(first) & set(second)
+
+
+SPAWNED = Path(__file__).resolve().parent.parent / "fixtures" / "SDL008" / "module_level_seed_under_mp_spawn" / "train.py"
+
+
+def spawned_rank_draws(script: Path, tmp_path: Path):
+    """Run a two-rank gloo job started with mp.spawn; what each rank's workers drew."""
+    record = tmp_path / "draws"
+    subprocess.run(
+        [sys.executable, str(script), "--rendezvous", str(tmp_path / "rendezvous"), "--record", str(record)],
+        check=True, cwd=tmp_path, timeout=300,
+    )
+    return [(tmp_path / f"draws.{rank}").read_text().splitlines() for rank in range(RANKS)]
+
+
+def test_a_seed_set_at_import_repeats_in_every_spawned_rank(tmp_path):
+    first, second = spawned_rank_draws(SPAWNED, tmp_path)
+    assert len(first) == 2 and first == second, "worker k of each rank draws what worker k of the other draws"
+
+
+def test_seeding_each_rank_with_its_rank_gives_each_its_own_draws(tmp_path):
+    text = SPAWNED.read_text().replace("\ntorch.manual_seed(2023)\n", "\n")
+    text = text.replace("    dataset = NoisyFrames()\n", "    torch.manual_seed(2023 + rank)\n    dataset = NoisyFrames()\n")
+    script = tmp_path / "train_rank_seeded.py"
+    script.write_text(text)
+    first, second = spawned_rank_draws(script, tmp_path)
     assert not set(first) & set(second)

@@ -11,7 +11,7 @@ from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import Attr, Call, Name
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
 from seedlint.rng import TORCH
 from seedlint.rules.base import Project, Rule, where
 
@@ -37,7 +37,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       Trainer runs has workers that draw random numbers;
     - plain DDP: `torch.manual_seed(S)` (or a project helper such as `set_seed(args.seed)`)
       with a seed that does not depend on the rank, in the code every rank runs (the function
-      `mp.spawn` starts, or the whole script under `torchrun`), which calls
+      `mp.spawn` starts and the top-level code of the modules it runs, which each spawned rank
+      imports outside their `if __name__ == "__main__":` block, or the whole script under
+      `torchrun`), which calls
       `torch.distributed.init_process_group` and builds loaders whose workers draw random
       numbers. Library seeders count as seeding torch (`transformers.set_seed`,
       `accelerate.utils.set_seed`, MONAI's `set_determinism`), and so do the random
@@ -171,7 +173,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         ranks = _rank_program(project, frame, program)
         if (frame.module.path, frame.function.function.qualname) not in ranks:
             return None  # seeded in the parent, before the ranks are started
+        if frame.function.function.qualname == MODULE_CODE and _under_main_guard(call):
+            return None  # a spawned rank imports the module without running its __main__ block
         frames = [f for f in _program_frames(project, frame) if (f.module.path, f.function.function.qualname) in ranks]
+        frames += _spawned_frames(project, frame)
         if not any(
             flow.callee_names(c, f) & INIT_PROCESS_GROUP
             for f in frames for c in f.function.function.calls if _may_call(c, INIT_PROCESS_GROUP)
@@ -264,6 +269,20 @@ def _program(project: Project, frame: Frame) -> Set[tuple]:
 def _rank_program(project: Project, frame: Frame, program: Set[tuple]) -> Set[tuple]:
     """What each rank runs: the functions ``mp.spawn`` starts when the program spawns its
     ranks, else the whole program (one process per rank, as under torchrun)."""
+    spawned = _spawned_frames(project, frame)
+    if not spawned:
+        return program
+    ranks = {(f.module.path, f.function.function.qualname) for f in spawned}
+    # Each spawned rank imports the modules of what it runs, which runs their top-level code.
+    return ranks | {(path, MODULE_CODE) for path, _ in ranks}
+
+
+def _spawned_frames(project: Project, frame: Frame) -> List[Frame]:
+    """What the ranks ``mp.spawn`` starts from this program run."""
+    return project.memo(f"spawned:{frame.key}", lambda: _find_spawned(project, frame))
+
+
+def _find_spawned(project: Project, frame: Frame) -> List[Frame]:
     flow = project.flow
     targets = []
     for found in _program_frames(project, frame):
@@ -271,9 +290,20 @@ def _rank_program(project: Project, frame: Frame, program: Set[tuple]) -> Set[tu
             if call.args and _may_call(call, SPAWNERS) and flow.callee_names(call, found) & SPAWNERS:
                 targets.extend(o for o in flow.eval(call.args[0], found) if isinstance(o, FunctionObj))
     if not targets:
-        return program
-    roots = [flow.frame(t.function, t.receiver) for t in targets]
-    return {(f.module.path, f.function.function.qualname) for f in reachable(flow, roots, limit=MAX_PROGRAM)}
+        return []
+    return reachable(flow, [flow.frame(t.function, t.receiver) for t in targets], limit=MAX_PROGRAM)
+
+
+def _under_main_guard(call: Call) -> bool:
+    """The call runs only in ``if __name__ == "__main__":``."""
+    return any(
+        isinstance(test, Compare) and expected and test.op == "==" and "__name__" in (_dotted(test.left), _dotted(test.right))
+        for test, expected in call.guards
+    )
+
+
+def _dotted(value) -> str:
+    return value.dotted if isinstance(value, Name) else ""
 
 
 def _draws_in_workers(project: Project, obj) -> bool:
