@@ -199,3 +199,12 @@ def test_a_dockerfile_fills_in_what_the_packaging_files_leave_undeclared(tmp_pat
 def test_the_pytorch_image_tag_gives_torch(tmp_path):
     write(tmp_path, {"Dockerfile": "FROM pytorch/pytorch:1.10.0-cuda11.3-cudnn8-devel\n", "setup.cfg": ""})
     assert versions(tmp_path).get("torch").describe() == "==1.10.0"
+
+
+def test_setup_py_extras_group_names_are_not_packages(tmp_path):
+    write(tmp_path, {"setup.py": """\
+        from setuptools import setup
+        setup(name="x", install_requires=["torch>=2.0"], extras_require={"dev": ["pytest"], "all": ["timm==0.9.2"]})
+        """})
+    packages = {d.package for d in folder_declarations(str(tmp_path))}
+    assert packages == {"torch", "pytest", "timm"}

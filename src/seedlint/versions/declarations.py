@@ -289,15 +289,20 @@ def setup_py(path: str, root: str, seen: Set[str]) -> Tuple[List[Declaration], O
     found: List[Declaration] = []
     python = None
     in_keyword: Set[int] = set()
+    group_names: Set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in _REQUIREMENT_KEYWORDS:
             in_keyword.update(id(inner) for inner in ast.walk(node.value))
+        if isinstance(node, ast.Dict):
+            keys = {id(key) for key in node.keys if key is not None}
+            in_keyword.difference_update(keys)
+            group_names.update(keys)  # extras_require={"dev": [...]}: a group, not a package
         if isinstance(node, ast.keyword) and node.arg == "python_requires" and isinstance(node.value, ast.Constant):
             if isinstance(node.value.value, str):
                 python = _python(node.value.value, file, node.value.lineno)
     directory = os.path.dirname(path)
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in group_names:
             continue
         value = node.value.strip()
         if value.endswith(".txt") and "\n" not in value:
