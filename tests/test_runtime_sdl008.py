@@ -75,3 +75,9 @@ def test_seeding_each_rank_with_its_rank_gives_each_its_own_draws(tmp_path):
     script.write_text(text)
     first, second = spawned_rank_draws(script, tmp_path)
     assert not set(first) & set(second)
+
+
+def test_a_seed_in_the_main_block_is_not_repeated_in_spawned_ranks(tmp_path):
+    script = SPAWNED.parent.parent / "clean_seed_in_main_block_with_mp_spawn" / "train.py"
+    first, second = spawned_rank_draws(script, tmp_path)
+    assert not set(first) & set(second), "each spawned rank starts from its own random torch seed"
