@@ -208,3 +208,10 @@ def test_setup_py_extras_group_names_are_not_packages(tmp_path):
         """})
     packages = {d.package for d in folder_declarations(str(tmp_path))}
     assert packages == {"torch", "pytest", "timm"}
+
+
+def test_a_python_too_old_for_a_release_rules_the_release_out(tmp_path):
+    write(tmp_path, {"requirements.txt": "torch==1.4.0\nalbumentations\n", "setup.cfg": ""})
+    resolution = versions(tmp_path)
+    assert resolution.get("python").describe() == "<3.9"
+    assert resolution.get("albumentations").describe() == "<1.4.21"

@@ -19,6 +19,8 @@ Sources, per family:
 - NumPy 2 -> torch: 2.3.0 is the first torch that supports NumPy 2 (pytorch/pytorch#132179;
   older wheels report "A module that was compiled using NumPy 1.x cannot be run in NumPy 2").
 - NumPy and SciPy -> Python: ``requires-python`` at each release tag.
+- albumentations <-> Python: ``requires-python`` at each release tag (a Python too old for a
+  release rules the release out, which decides whether its per-transform generators exist).
 - transformers: from 4.52.1 its import disables PyTorch below a minimum (``utils/import_utils.py``:
   "Disabling PyTorch because PyTorch >= X is required"), so a project that needs it needs that torch.
 """
@@ -89,6 +91,9 @@ _PYTHON_TORCH = [("3.9", "1.7.1"), ("3.10", "1.11"), ("3.11", "1.13"), ("3.12", 
 _NUMPY_PYTHON = [("1.22", "3.8"), ("1.25", "3.9"), ("2.1", "3.10"), ("2.3", "3.11")]
 _SCIPY_PYTHON = [("1.8", "3.8"), ("1.11", "3.9"), ("1.14", "3.10"), ("1.16", "3.11")]
 """numpy's and scipy's pyproject.toml/setup.py requires-python at each release tag."""
+_ALBUMENTATIONS_PYTHON = [("1.4.0", "3.8"), ("1.4.21", "3.9")]
+"""albumentations' requires-python: ``python_requires=">=3.8"`` in setup.py at tag 1.4.0 (1.3.1:
+>=3.7), ``requires-python = ">=3.9"`` in pyproject.toml at tag 1.4.21 (1.4.18: >=3.8)."""
 _TRANSFORMERS_TORCH = [("4.52.1", "2.1"), ("5.0", "2.2"), ("5.6", "2.4")]
 """transformers' utils/import_utils.py: from 4.52.1 it disables PyTorch below that version."""
 
@@ -112,5 +117,10 @@ IMPLIED: Tuple[Implies, ...] = tuple(
     ]
     + _floors("numpy", "python", _NUMPY_PYTHON, "numpy {release}'s Requires-Python >={needs}")
     + _floors("scipy", "python", _SCIPY_PYTHON, "scipy {release}'s Requires-Python >={needs}")
+    + _floors("albumentations", "python", _ALBUMENTATIONS_PYTHON, "albumentations {release}'s Requires-Python >={needs}")
+    + [
+        Implies("python", f"<{python}", "albumentations", f"<{release}", f"albumentations {release}'s Requires-Python >={python}")
+        for release, python in _ALBUMENTATIONS_PYTHON
+    ]
     + _floors("transformers", "torch", _TRANSFORMERS_TORCH, "transformers {release} disables torch<{needs} at import (utils/import_utils.py)")
 )
