@@ -33,7 +33,10 @@ class NumpyGlobalRngInWorkers(Rule):
     from below at 1.9 or newer, neither the project's declarations, nor the bounds its other
     dependencies imply (`lightning>=2.0`, `torchvision>=0.15`, `numpy>=2`, `requires-python
     >=3.10`), nor an API the program uses outside a feature check (`torch.compile`,
-    `torch.inference_mode`). `seedlint --show-settings FILE` shows what bounds it.
+    `torch.inference_mode`). `seedlint --show-settings FILE` shows what bounds it. A loader
+    the program reads through one iterator made once (`it = iter(loader)`, then `next(it)`)
+    starts its workers once: the message then claims no repetition across epochs, and a single
+    worker started once is not reported.
 
     ## Why is this bad?
     Before torch 1.9, DataLoader workers are forked from the parent with an identical copy of
@@ -87,6 +90,8 @@ class NumpyGlobalRngInWorkers(Rule):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:
                     continue
+                if not workers.may_be_several and project.loops.iterated_once(loader):
+                    continue  # one worker, started once: nothing to duplicate or repeat
                 init = loaders.worker_init(loader, frame)
                 if init.unknown or not _never_seeds_numpy(project, init):
                     continue
@@ -100,7 +105,7 @@ class NumpyGlobalRngInWorkers(Rule):
     def _diagnostic(self, project: Project, loader, frame, instance, draw: Draw, init, workers) -> Diagnostic:
         no_init = all(isinstance(v, Constant) and v.value is None for v in init.values)
         function = draw.reached.function
-        restarted = project.loaders.persistent(loader, frame) is False and loader.positional
+        restarted = project.loaders.persistent(loader, frame) is False and loader.positional and not project.loops.iterated_once(loader)
         if workers.may_be_several:
             effect = "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same random values"
             if restarted:
