@@ -215,3 +215,22 @@ def test_a_python_too_old_for_a_release_rules_the_release_out(tmp_path):
     resolution = versions(tmp_path)
     assert resolution.get("python").describe() == "<3.9"
     assert resolution.get("albumentations").describe() == "<1.4.21"
+
+
+def test_a_project_installed_only_through_linux_environments_is_linux_only(tmp_path):
+    from seedlint.versions.model import declared_linux
+
+    write(tmp_path, {"environment.yml": "dependencies:\n  - _libgcc_mutex=0.1=main\n  - python=3.9.7\n", "code/train.py": ""})
+    assert "pins `_libgcc_mutex`" in declared_linux(str(tmp_path / "code"), str(tmp_path))
+    write(tmp_path, {"requirements.txt": "torch\n"})
+    declared_linux.cache_clear()
+    assert declared_linux(str(tmp_path / "code"), str(tmp_path)) is None, "requirements install anywhere"
+
+
+def test_a_windows_container_is_not_linux(tmp_path):
+    from seedlint.versions.model import declared_linux
+
+    write(tmp_path, {"Dockerfile": "FROM mcr.microsoft.com/windows/servercore:ltsc2022\n"})
+    assert declared_linux(str(tmp_path), str(tmp_path)) is None
+    write(tmp_path / "other", {"Dockerfile": "FROM python:3.11-slim\n"})
+    assert "container image is Linux" in declared_linux(str(tmp_path / "other"), str(tmp_path / "other"))

@@ -34,6 +34,10 @@ def show_settings(path: str, settings: Settings) -> str:
     lines.append(f"configuration: {settings.config_file or '(no [tool.seedlint] table)'}")
     lines.append(f"select: {', '.join(settings.select + settings.extend_select)}")
     lines.append(f"ignore: {', '.join(settings.ignore) or '(none)'}")
+    from seedlint.versions.model import declared_linux
+
+    linux = declared_linux(absolute if os.path.isdir(absolute) else os.path.dirname(absolute), settings.project_root)
+    lines.append(f"platform: {'Linux only (' + linux + ')' if linux else 'any (an installation that is not Linux-only, or none)'}")
     lines.append("")
     lines.append("target versions:")
     for package, attribute in VERSION_SETTINGS:

@@ -26,6 +26,7 @@ from seedlint.config import Settings, versions_from
 from seedlint.facts.model import ModuleFacts
 from seedlint.knowledge.platforms import LINUX_ONLY
 from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
+from seedlint.versions.model import declared_linux
 
 
 class Project:
@@ -79,11 +80,11 @@ class Project:
 
     def linux_only(self, path: str) -> Optional[str]:
         """Why the program of one file runs on Linux only (it uses a Linux-only API outside a
-        feature check, ``knowledge.platforms``), else None."""
+        feature check, ``knowledge.platforms``, or the project installs only on Linux), else None."""
         for key, file, line in self._api_uses(os.path.abspath(path)):
             if key in LINUX_ONLY:
                 return f"{file}:{line} uses `{key}`: {LINUX_ONLY[key]}"
-        return None
+        return declared_linux(os.path.dirname(os.path.abspath(path)), self.settings.project_root)
 
     def _api_uses(self, path: str) -> List[Tuple[str, str, int]]:
         """The watched APIs (``knowledge.watched_apis``) that a file and the project modules

@@ -43,8 +43,9 @@ class UnpicklableWorkerCallable(Rule):
     or `multiprocessing.set_start_method` / `torch.multiprocessing.set_start_method`), and a
     *warning* otherwise (its default severity), and then only where spawn or forkserver can
     be the default: a program that uses a Linux-only API outside a feature check (the NCCL
-    backend, NVIDIA DALI, MinkowskiEngine) on Pythons before 3.14 always forks, and is not
-    reported; the message says which start method, and where, can start the workers by
+    backend, NVIDIA DALI, MinkowskiEngine), or a project whose only installations are
+    Linux-only (a Dockerfile, a conda environment exported on Linux), on Pythons before 3.14
+    always forks, and is not reported; the message says which start method, and where, can start the workers by
     pickling. Loaders that use the `fork` start method explicitly are not reported.
 
     The anchor is the lambda or the nested `def`; for a dataset class defined in a function it

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import fnmatch
 import glob
 import os
 import re
@@ -497,6 +498,71 @@ def _conda_declaration(word: str, file: str, line: int) -> Optional[Declaration]
         return None
     specifier = _conda_specifier(match.group(2))
     return Declaration(canonical(match.group(1)), specifier, file, line) if specifier is not None else None
+
+
+# ---------------------------------------------------------------------- platform
+LINUX_CONDA_PACKAGES = frozenset({
+    "_libgcc_mutex", "libgcc-ng", "libstdcxx-ng", "ld_impl_linux-64", "ld_impl_linux-aarch64", "libgomp",
+    "sysroot_linux-64", "kernel-headers_linux-64",
+})
+"""Conda packages built for Linux only (the GNU C runtime of the defaults and conda-forge
+channels: their linux-64 / linux-aarch64 subdirectories have them, osx-* and win-* do not).
+An environment file that pins one was exported on Linux and installs nowhere else."""
+INSTALL_FILES = ("pyproject.toml", "setup.py", "setup.cfg") + REQUIREMENT_FILES + ENVIRONMENT_FILES + DOCKER_FILES
+
+
+def folder_platform(directory: str, root: str) -> Tuple[List[str], bool]:
+    """How a folder says the project is installed: the reasons its Linux-only environments
+    give (a Dockerfile, an environment file exported on Linux), and whether it also has an
+    installation any platform can use (requirements, pyproject, setup, a portable
+    environment file)."""
+    linux: List[str] = []
+    portable = False
+    for pattern in INSTALL_FILES:
+        for named in sorted(glob.glob(os.path.join(directory, pattern))):
+            file = os.path.relpath(named, root).replace(os.sep, "/")
+            if _is_dockerfile(named):
+                if not _windows_image(named):
+                    linux.append(f"{file}: the project's container image is Linux")
+                continue
+            if any(fnmatch.fnmatch(os.path.basename(named), p) for p in ENVIRONMENT_FILES):
+                pinned = _linux_conda_package(named)
+                if pinned is not None:
+                    linux.append(f"{file}:{pinned[1]} pins `{pinned[0]}`, a conda package built for Linux only")
+                    continue
+            portable = True
+    return linux, portable
+
+
+def _is_dockerfile(path: str) -> bool:
+    base = os.path.basename(path)
+    return base == "Dockerfile" or base.startswith("Dockerfile.") or base.lower().endswith(".dockerfile")
+
+
+def _windows_image(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return True
+    return any(
+        keyword.upper() == "FROM" and "windows" in rest.lower() for _, line in _instructions(text)
+        for keyword, _, rest in [line.partition(" ")]
+    )
+
+
+def _linux_conda_package(path: str) -> Optional[Tuple[str, int]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    for number, line in enumerate(lines, 1):
+        item = line.strip().lstrip("-").strip()
+        match = _CONDA.match(item)
+        if match is not None and match.group(1).lower() in LINUX_CONDA_PACKAGES:
+            return match.group(1), number
+    return None
 
 
 # ---------------------------------------------------------------------- one folder

@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from seedlint.knowledge.api_versions import ERAS_BY_API
 from seedlint.knowledge.version_bounds import IMPLIED
-from seedlint.versions.declarations import by_package, folder_declarations
+from seedlint.versions.declarations import by_package, folder_declarations, folder_platform
 from seedlint.versions.ranges import ANY, VersionRange, range_of
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", "Dockerfile", ".git")
@@ -120,6 +120,28 @@ def nearest_ranges(directory: str, project_root: Optional[str]) -> Tuple[Dict[st
             break
         current = parent
     return found, conflicts
+
+
+@lru_cache(maxsize=256)
+def declared_linux(directory: str, project_root: Optional[str]) -> Optional[str]:
+    """Why the project installs on Linux only, when every installation the folders from
+    ``directory`` up to the project root offer is Linux-only (a Dockerfile, an environment
+    file exported on Linux), else None."""
+    linux: List[str] = []
+    current = os.path.abspath(directory)
+    top = os.path.abspath(project_root) if project_root else None
+    while True:
+        reasons, portable = folder_platform(current, top or current)
+        if portable:
+            return None
+        linux.extend(reasons)
+        if top is None or current == top:
+            break
+        parent = os.path.dirname(current)
+        if parent == current or not (parent + os.sep).startswith(top + os.sep) and parent != top:
+            break
+        current = parent
+    return linux[0] if linux else None
 
 
 def evidence_ranges(uses: Iterable[Tuple[str, str, int]]) -> Dict[str, VersionRange]:
