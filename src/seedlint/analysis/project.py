@@ -99,16 +99,29 @@ class Project:
         if module is None:
             return []
         programs = [module]
-        for target in module.imports.values():
-            parts = target.split(".")
-            for cut in range(len(parts), 0, -1):
-                imported = self.index.module_named(".".join(parts[:cut]), near=module)
-                if imported is not None:
-                    programs.append(imported)
-                    break
+        seen = {module.path}
+        pending = [(module, target) for target in module.imports.values()]
+        while pending:
+            importer, target = pending.pop()
+            imported = self._imported_module(importer, target)
+            if imported is None or imported.path in seen:
+                continue
+            seen.add(imported.path)
+            programs.append(imported)
+            if os.path.basename(imported.path) == "__init__.py":
+                # A package's names are what its __init__ re-exports from its own submodules.
+                pending.extend((imported, inner) for inner in imported.imports.values() if inner.startswith(imported.name + "."))
         return [
             (api, self.settings.relative(other.path), line) for other in programs for api, line in getattr(other, "api_uses", ())
         ]
+
+    def _imported_module(self, importer: ModuleFacts, target: str) -> Optional[ModuleFacts]:
+        parts = target.split(".")
+        for cut in range(len(parts), 0, -1):
+            imported = self.index.module_named(".".join(parts[:cut]), near=importer)
+            if imported is not None:
+                return imported
+        return None
 
     @cached_property
     def flow(self) -> ValueFlow:

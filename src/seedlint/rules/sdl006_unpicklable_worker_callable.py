@@ -104,10 +104,12 @@ class UnpicklableWorkerCallable(Rule):
                 if method.name == "fork":
                     continue
                 error = method.name in PICKLING_METHODS
-                where = None if error else _where_workers_pickle(project, loader, frame)
-                if not error and where is None:
+                if not error and _where_workers_pickle(project, loader, frame) is None:
                     continue
                 for problem, role in self._problems(project, loader, frame):
+                    where = None if error else _where_workers_pickle(project, loader, frame, problem.module.path)
+                    if not error and where is None:
+                        continue
                     diagnostic = self._diagnostic(project, problem, role, method, error, where)
                     key = (problem.module.path, problem.span.line, problem.span.col)
                     earlier = found[key][1].related if key in found else set()
@@ -150,13 +152,15 @@ class UnpicklableWorkerCallable(Rule):
         return self.report(problem.module, problem.span, message, fix, "error" if error else "warning")
 
 
-def _where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame) -> Optional[str]:
+def _where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, defined_in: Optional[str] = None) -> Optional[str]:
     """Where this loader's workers may start by pickling when the code sets no start method
-    (the message's condition), or None where that cannot happen: a Linux-only program on
-    Pythons before 3.14 always forks."""
+    (the message's condition), or None where that cannot happen: a Linux-only program (the
+    loader's, its caller's, or that of the module that defines the callable) on Pythons
+    before 3.14 always forks."""
     python = project.settings_for(loader.module.path).python_version
     forkserver = python.may_be_at_least("3.14")
-    linux = project.linux_only(frame.module.path) or project.linux_only(loader.module.path)
+    paths = [frame.module.path, loader.module.path] + ([defined_in] if defined_in else [])
+    linux = next(filter(None, (project.linux_only(path) for path in paths)), None)
     if linux is None and forkserver:
         return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
     if linux is None:
