@@ -9,7 +9,7 @@ from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
 from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, Site
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Name
+from seedlint.facts.model import EXCEPT, MODULE_CODE, Name
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "insert-set-epoch"
@@ -123,7 +123,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         flow = project.flow
         frame = epoch_loop.frame
         roots = []
-        for call in epoch_loop.calls():
+        for call in _calls_around(epoch_loop):
             if _calls_set_epoch(project, call, frame, samplers):
                 return True
             roots.extend(callee for callee, _ in flow.callee_frames(call, frame))
@@ -149,6 +149,29 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             if receiver not in receivers:
                 receivers.append(receiver)
         return Fix(FIX_KIND, epoch_loop.module.path, epoch_loop.loop.span, True, (target, *receivers))
+
+
+def _calls_around(epoch_loop: EpochLoop) -> List:
+    """The calls that run once per pass of the loop: its own, and those of the loops around
+    it (``for epoch ...: sampler.set_epoch(epoch); for step in range(n): next(it)``). When
+    the loop only makes a new iterator after the old one runs out (``except StopIteration:
+    it = iter(loader)``), its passes are not epochs the code counts: a ``set_epoch`` anywhere
+    in the function counts."""
+    function = epoch_loop.function
+    loop = epoch_loop.loop
+    calls = list(loop.calls)
+    for other in function.loops:
+        if other is not loop and contains(other.span, loop.span):
+            calls.extend(other.calls)
+    if epoch_loop.iterations and all(_refreshed_when_exhausted(function, i.span) for i in epoch_loop.iterations):
+        calls.extend(function.calls)
+    return calls
+
+
+def _refreshed_when_exhausted(function, span) -> bool:
+    return any(
+        call.span == span and any(test == EXCEPT for test, _ in call.guards) for call in function.calls
+    )
 
 
 def _may_be_true(values) -> bool:
