@@ -28,6 +28,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from seedlint.analysis import library
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex
+from seedlint.knowledge.global_draws import UNIT_INTERVAL_DRAWS
 from seedlint.analysis.objects import (
     COMMAND_LINE,
     MAX_CONTEXT,
@@ -1182,6 +1183,9 @@ class ValueFlow:
         return truths.pop() if len(truths) == 1 else None
 
     def _compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        unit = self._unit_draw_compare(value, frame)
+        if unit is not None:
+            return unit
         if not (_simple(value.left) and _simple(value.right)):
             return None
         left = self.eval(value.left, frame)
@@ -1200,6 +1204,35 @@ class ValueFlow:
                 if outcome is None:
                     return None
                 outcomes.add(outcome)
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    def _unit_draw_compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        """``random.random() < p`` where ``p`` is a constant outside (0, 1): decided, since
+        the draw lies in [0, 1) (``knowledge.global_draws.UNIT_INTERVAL_DRAWS``)."""
+        draw, other, op = value.left, value.right, value.op
+        if isinstance(other, Call) and not isinstance(draw, Call):
+            draw, other, op = other, draw, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+        if not (isinstance(draw, Call) and not draw.args and not draw.kwargs and _simple(other)):
+            return None
+        if not self.callee_names(draw, frame) & UNIT_INTERVAL_DRAWS:
+            return None
+        values = self.eval(other, frame)
+        if not values or not all(isinstance(v, Constant) for v in values):
+            return None
+        outcomes = set()
+        for bound in (v.value for v in values):
+            if bound is None:
+                outcomes.add(False)  # comparing a float with None raises: the test never holds
+                continue
+            if not isinstance(bound, (int, float)) or isinstance(bound, bool):
+                return None
+            if op in ("<", "<="):
+                outcome = False if bound <= 0 and not (op == "<=" and bound == 0) else (True if bound >= 1 else None)
+            elif op in (">", ">="):
+                outcome = True if bound < 0 else (False if bound >= 1 else None)
+            else:
+                outcome = None
+            outcomes.add(outcome)
         return outcomes.pop() if len(outcomes) == 1 else None
 
     def guards_may_hold(self, guards: Sequence[Guard], frame: Frame) -> bool:

@@ -77,3 +77,13 @@ def seeded(keywords: Tuple[str, ...]) -> Optional[str]:
 def getter_stream(qualified: str) -> str:
     """The global RNG a getter returns when called without a seed."""
     return next((stream for name, stream in GLOBAL_RNG_GETTERS if qualified == name), "")
+
+
+UNIT_INTERVAL_DRAWS = frozenset({
+    "random.random", "numpy.random.rand", "numpy.random.random", "numpy.random.random_sample", "numpy.random.sample",
+    "numpy.random.ranf",
+})
+"""Calls that, without arguments, return one float in [0, 1): the random module's
+documentation ("Return the next random floating-point number in the range 0.0 <= X < 1.0")
+and NumPy's legacy ``rand``/``random_sample`` ("Results are from the uniform distribution
+over [0, 1)"). ``random.random() < p`` is never true for ``p <= 0`` and always for ``p >= 1``."""
