@@ -845,6 +845,8 @@ class ValueFlow:
         receiver, name, call, frame = obj.receiver, obj.name, site.call, site.frame
         if isinstance(receiver, DictObj):
             if name in ("get", "pop", "setdefault") and call.args:
+                if self._certainly_missing(receiver, call.args[0], frame):
+                    return self.eval(call.args[1], frame) if len(call.args) > 1 else frozenset({NONE})
                 found = self.item(frozenset({receiver}), call.args[0], frame)
                 if len(call.args) > 1:
                     found |= self.eval(call.args[1], frame)
@@ -872,6 +874,16 @@ class ValueFlow:
         if isinstance(receiver, ModuleObj) and name == "__dict__":
             return UNKNOWN_SET
         return UNKNOWN_SET
+
+    def _certainly_missing(self, holder: DictObj, index: Value, frame: Frame) -> bool:
+        """A closed dict whose entries, all with constant keys, have none for this constant key
+        (``{"mixup": 0.5}.get("noise")`` is the default)."""
+        if holder.open:
+            return False
+        key = self.constant(index, frame)
+        if key is None:
+            return False
+        return all(not e.spread and e.key is not Entry.ANY and e.key != key.value for e in self.dict_entries(holder))
 
     # ------------------------------------------------------------------ attributes
     def attribute(self, values: Values, name: str) -> Values:
