@@ -228,10 +228,10 @@ class _Collector(cst.CSTVisitor):
         self.ifs: List[Tuple[cst.If, Value]] = []
         self.opened: Dict[int, int] = {}
         self.except_bodies: set = set()
+        """Blocks and else clauses that pushed their ``if``'s guard, by node id."""
         self.dead: set = set()
         """Statements after a ``return``, ``raise``, ``continue`` or ``break`` in their block,
         by node id: they never run, so they give no facts."""
-        """Blocks and else clauses that pushed their ``if``'s guard, by node id."""
         self.feature_try_bodies: set = set()
         """``try`` bodies whose handlers catch a missing import or attribute, by node id."""
         self.feature_try_depth = 0
