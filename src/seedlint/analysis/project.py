@@ -100,17 +100,24 @@ class Project:
             return []
         programs = [module]
         seen = {module.path}
-        pending = [(module, target) for target in module.imports.values()]
-        while pending:
-            importer, target = pending.pop()
-            imported = self._imported_module(importer, target)
+        for target in module.imports.values():
+            imported = self._imported_module(module, target)
             if imported is None or imported.path in seen:
                 continue
             seen.add(imported.path)
             programs.append(imported)
-            if os.path.basename(imported.path) == "__init__.py":
-                # A package's names are what its __init__ re-exports from its own submodules.
-                pending.extend((imported, inner) for inner in imported.imports.values() if inner.startswith(imported.name + "."))
+            if os.path.basename(imported.path) != "__init__.py" or target != imported.name:
+                continue
+            # ``import pkg.distributed``: its names are what its __init__ re-exports from its own
+            # modules (one level, and not through further packages: ``import kornia`` would
+            # otherwise read the whole library).
+            for inner in imported.imports.values():
+                if not inner.startswith(imported.name + "."):
+                    continue
+                reexported = self._imported_module(imported, inner)
+                if reexported is not None and reexported.path not in seen and os.path.basename(reexported.path) != "__init__.py":
+                    seen.add(reexported.path)
+                    programs.append(reexported)
         return [
             (api, self.settings.relative(other.path), line) for other in programs for api, line in getattr(other, "api_uses", ())
         ]
