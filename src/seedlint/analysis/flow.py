@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from seedlint.analysis import library
-from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex
+from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex, exported
 from seedlint.knowledge.global_draws import UNIT_INTERVAL_DRAWS
 from seedlint.analysis.objects import (
     COMMAND_LINE,
@@ -67,6 +67,7 @@ from seedlint.facts.model import (
     Comprehension,
     Const,
     DictDisplay,
+    Each,
     Function,
     Guard,
     IfExp,
@@ -117,6 +118,7 @@ class ValueFlow:
         self._globals: Dict[tuple, Values] = {}
         self._mutations: Dict[tuple, List[Tuple[Call, bool]]] = {}
         self._outside: Dict[str, list] = {}
+        self._writers: Dict[str, Dict[str, List[Function]]] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0
@@ -223,6 +225,8 @@ class ValueFlow:
             return self.attribute(self.eval(value.value, frame), value.attr)
         if isinstance(value, Subscript):
             return self.item(self.eval(value.value, frame), value.index, frame)
+        if isinstance(value, Each):
+            return self.elements(self.eval(value.iterable, frame))
         if isinstance(value, Seq):
             return frozenset({SeqObj(Entry(item, frame) for item in value.items)})
         if isinstance(value, DictDisplay):
@@ -418,12 +422,15 @@ class ValueFlow:
         if module.toplevel.get(name) == "assign":
             frame = self.module_frame(module)
             found = [self.eval(a.value, frame) for a in module.module_code.assigns if a.target == name]
+            for writer in self._global_writers(module).get(name, ()):
+                writer_frame = self.function_frame(module, writer)
+                found += [self.eval(a.value, writer_frame) for a in writer.assigns if a.target == name]
             values = union(found) if found else UNKNOWN_SET
             values = self._with_mutations(values, module.module_code, name, frame)
             return frozenset(v.with_origin((module.path, name)) if isinstance(v, DictObj) else v for v in values)
         for star in module.star_imports:
             target = self.index.module_named(star, module)
-            if target is not None and target is not module and _exported(target, name):
+            if target is not None and target is not module and exported(target, name):
                 found = self.module_member(target, name)
                 if found != UNKNOWN_SET:
                     return found
@@ -432,6 +439,17 @@ class ValueFlow:
             if sub is not None:
                 return frozenset({ModuleObj(sub)})
         return UNKNOWN_SET
+
+    def _global_writers(self, module: ModuleFacts) -> Dict[str, List[Function]]:
+        """The functions that assign each name they declare ``global``."""
+        found = self._writers.get(module.path)
+        if found is None:
+            found = {}
+            for function in module.functions.values():
+                for name in function.global_names:
+                    found.setdefault(name, []).append(function)
+            self._writers[module.path] = found
+        return found
 
     # ------------------------------------------------------------------ parameters
     def param(self, frame: Frame, name: str) -> Values:
@@ -742,7 +760,8 @@ class ValueFlow:
             return frozenset(found)
         if qualified in library.DICT:
             entries = [Entry(v, frame, key) for key, v in call.kwargs]
-            entries += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1]]
+            zipped = self._zipped_entries(call.args[0], frame) if call.args else None
+            entries += zipped if zipped is not None else [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1]]
             entries += [Entry(v, frame, Entry.ANY, spread=True) for v in call.double_stars]
             return frozenset({DictObj(entries, open=call.star_args)})
         if qualified in library.GETATTR and len(call.args) >= 2:
@@ -764,6 +783,25 @@ class ValueFlow:
         if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
             return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
         return frozenset({ExternalInstance(qualified, site)})
+
+    def _zipped_entries(self, value: Value, frame: Frame) -> Optional[List[Entry]]:
+        """``dict(zip(keys, values))``: keys paired with values when both are closed
+        sequences of the same length, else every value under any key; None when ``value``
+        is not a ``zip`` of two."""
+        if not (isinstance(value, Call) and isinstance(value.func, Name) and value.func.qualified == "builtins.zip"):
+            return None
+        if len(value.args) != 2 or value.star_args:
+            return None
+        keys, values = self.eval(value.args[0], frame), self.eval(value.args[1], frame)
+        if len(keys) == 1 and len(values) == 1:
+            key_seq, value_seq = next(iter(keys)), next(iter(values))
+            if _closed_sequence(key_seq) and _closed_sequence(value_seq) and len(key_seq.entries) == len(value_seq.entries):
+                pairs = zip(key_seq.entries, value_seq.entries)
+                return [Entry(v.value, v.frame, self._static_key(k.value, k.frame)) for k, v in pairs]
+        found = [Entry(v.value, v.frame, Entry.ANY) for seq in values if isinstance(seq, SeqObj) for v in seq.entries if not v.spread]
+        if any(not isinstance(seq, SeqObj) or seq.open or any(v.spread for v in seq.entries) for seq in values):
+            found.append(Entry(value, frame, Entry.ANY, spread=True))
+        return found
 
     def _runtime_class(self, call: Call, frame: Frame) -> Values:
         """``type(name, (Base, ...), {"method": function, ...})``: a class made at run time."""
@@ -1103,11 +1141,26 @@ class ValueFlow:
                 for inner in self.eval(entry.value, entry.frame):
                     if isinstance(inner, DictObj) and inner.key not in seen and len(seen) < MAX_VALUES:
                         flat.extend(self.dict_entries(inner, seen))
+                    elif isinstance(inner, SeqObj) and not inner.open:
+                        flat.extend(self._pair_entries(inner, entry))
                     elif not isinstance(inner, DictObj):
                         flat.append(Entry(entry.value, entry.frame, Entry.ANY, spread=True))
             else:
                 flat.append(entry)
         return flat
+
+    def _pair_entries(self, pairs: SeqObj, spread: Entry) -> List[Entry]:
+        """``dict([("a", A), ("b", B)])``: each two-element sequence is a key and its value."""
+        found: List[Entry] = []
+        for element in pairs.entries:
+            evaluated = self.eval(element.value, element.frame) if not element.spread else UNKNOWN_SET
+            for pair in evaluated:
+                if _closed_sequence(pair) and len(pair.entries) == 2:
+                    key, value = pair.entries
+                    found.append(Entry(value.value, value.frame, self._static_key(key.value, key.frame)))
+                else:
+                    found.append(Entry(spread.value, spread.frame, Entry.ANY, spread=True))
+        return found
 
     def item(self, holders: Values, index: Value, frame: Frame) -> Values:
         key = self.constant(index, frame) if not isinstance(index, Const) else Constant(index.value)
@@ -1487,12 +1540,8 @@ def _is_dict_mutator(call: Call) -> bool:
     return _spelled_last(call) in DICT_MUTATORS
 
 
-def _exported(module: ModuleFacts, name: str) -> bool:
-    """``from module import *`` binds ``name``: listed in ``__all__``, or public."""
-    for assign in module.module_code.assigns:
-        if assign.target == "__all__" and isinstance(assign.value, Seq):
-            return any(isinstance(item, Const) and item.value == name for item in assign.value.items)
-    return not name.startswith("_")
+def _closed_sequence(obj: Obj) -> bool:
+    return isinstance(obj, SeqObj) and obj.indexable and not obj.open and not any(e.spread for e in obj.entries)
 
 
 def _specific(frame: Frame) -> bool:

@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tupl
 
 from seedlint.analysis.import_roots import ancestors, path_edits
 from seedlint.analysis import library
-from seedlint.facts.model import Class, Function, ModuleFacts, Name, Value
+from seedlint.facts.model import Class, Const, Function, ModuleFacts, Name, Seq, Value
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +115,41 @@ class ProjectIndex:
         self._root_of[path] = root
         if root not in self.roots:
             self.roots.append(root)
+        if facts.star_names:
+            self.link_star_names(facts)
+
+    def link_star_names(self, facts: ModuleFacts) -> None:
+        """Qualify the names ``facts`` reads that only its ``from x import *`` can bind:
+        ``Noisy`` after ``from .sets import *`` is ``pkg.sets.Noisy``."""
+        sources: Dict[str, Optional[str]] = {}
+        for name in facts.star_names:
+            root = name.root
+            if root not in sources:
+                sources[root] = self._star_source(facts, root, set())
+            source = sources[root]
+            name.qualified = f"{source}.{name.dotted}" if source else f"builtins.{name.dotted}"
+
+    def _star_source(self, module: ModuleFacts, name: str, seen: Set[str]) -> Optional[str]:
+        """The module whose member ``name`` is, among ``module``'s star imports: the last
+        project module that binds it (its own star imports followed), else the last library
+        star import (a library's members are not known here)."""
+        seen.add(self.absolute(module.path))
+        libraries: List[str] = []
+        for star in reversed(module.star_imports):
+            if not star:
+                continue
+            target = self.module_named(star, module)
+            if target is None:
+                libraries.append(star)
+                continue
+            if self.absolute(target.path) in seen or not exported(target, name):
+                continue
+            if name in target.imports or name in target.classes or name in target.functions or name in target.toplevel:
+                return star
+            inner = self._star_source(target, name, seen)
+            if inner is not None:
+                return inner
+        return libraries[0] if libraries else None
 
     def root_of(self, module: ModuleFacts) -> str:
         return self._root_of.get(self.absolute(module.path), "")
@@ -386,3 +421,11 @@ class ProjectIndex:
         if name is None or name not in function.module.classes:
             return None
         return ClassRef(function.module, function.module.classes[name])
+
+
+def exported(module: ModuleFacts, name: str) -> bool:
+    """``from module import *`` binds ``name``: listed in ``__all__``, or public."""
+    for assign in module.module_code.assigns:
+        if assign.target == "__all__" and isinstance(assign.value, Seq):
+            return any(isinstance(item, Const) and item.value == name for item in assign.value.items)
+    return not name.startswith("_")

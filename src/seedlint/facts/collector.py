@@ -8,6 +8,7 @@ Python's own scoping rules handle it.
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -29,6 +30,7 @@ from seedlint.facts.model import (
     EXCEPT,
     Const,
     DictDisplay,
+    Each,
     Function,
     Guard,
     IfExp,
@@ -52,6 +54,7 @@ _LEAVES_BLOCK = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _IMPORTED = "import"
 _LOCAL = "local"
 _CAPS = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
+_BUILTIN_NAMES = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__loader__", "__package__"}
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
@@ -755,20 +758,67 @@ class _Collector(cst.CSTVisitor):
                 self.function.item_assigns.append(item)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
-            whole = self.value(value)
-            for index, element in enumerate(target.elements):
-                dotted = _dotted(element.value)
-                if dotted is not None:
-                    item = whole.items[index] if isinstance(whole, Seq) and index < len(whole.items) else None
-                    self._add_assign(Assign(dotted, item or Subscript(whole, Const(index)), span))
+            self._unpack(target, self.value(value), span)
             return
         dotted = _dotted(target)
-        if dotted is None:
-            return
-        assign = Assign(dotted, self.value(value), span)
-        self._add_assign(assign)
-        if len(self.scopes) == 1 and "." not in dotted:
+        if dotted is not None:
+            self._bind_value(dotted, self.value(value), span)
+
+    def _bind_value(self, dotted: str, value: Value, span: Span) -> None:
+        self._add_assign(Assign(dotted, value, span))
+        if "." not in dotted and (len(self.scopes) == 1 or dotted in self.function.global_names):
             self.facts.toplevel.setdefault(dotted, "assign")
+
+    def _unpack(self, target: cst.BaseExpression, whole: Value, span: Span) -> None:
+        """Each name of a tuple target is bound to its element of ``whole``; nested targets
+        unpack their element; a starred name's list is not modelled."""
+        elements = target.elements
+        star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)), None)
+        for index, element in enumerate(elements):
+            if isinstance(element, cst.StarredElement):
+                continue
+            if isinstance(whole, Seq) and star is None and index < len(whole.items):
+                part = whole.items[index]
+            else:
+                part = Subscript(whole, Const(index if star is None or index < star else index - len(elements)))
+            self._bind_part(element.value, part, span)
+
+    def _bind_part(self, target: cst.BaseExpression, part: Value, span: Span) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            self._unpack(target, part, span)
+            return
+        dotted = _dotted(target)
+        if dotted is not None:
+            self._bind_value(dotted, part, span)
+
+    def _receiver(self, func: Value) -> Optional[Value]:
+        """``d`` in ``d.items``: the value a method is looked up on."""
+        if isinstance(func, Attr):
+            return func.value
+        if isinstance(func, Name) and "." in func.dotted:
+            name = Name(dotted=func.dotted.rpartition(".")[0], span=func.span)
+            self.pending.append((name, self.chain()))
+            return name
+        return None
+
+    def _loop_parts(self, target: cst.BaseExpression, iterable: Value) -> List[Tuple[cst.BaseExpression, Value]]:
+        """What each element of a ``for`` tuple target is bound to: ``d.items()`` gives the
+        keys and the values of ``d``; ``enumerate(x)`` a count and the elements of ``x``;
+        ``zip(a, b)`` the elements of ``a`` and of ``b``; anything else its elements unpacked."""
+        elements = [e.value for e in target.elements]
+        starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+        if isinstance(iterable, Call) and not starred and not iterable.star_args:
+            func = iterable.func
+            method = func.dotted.rpartition(".")[2] if isinstance(func, Name) else func.attr if isinstance(func, Attr) else ""
+            if method == "items" and not iterable.args and len(elements) == 2:
+                receiver = self._receiver(func)
+                if receiver is not None:
+                    return [(elements[0], Each(receiver)), (elements[1], Subscript(receiver, UNKNOWN))]
+            if isinstance(func, Name) and func.dotted == "enumerate" and iterable.args and len(elements) == 2:
+                return [(elements[0], UNKNOWN), (elements[1], Each(iterable.args[0]))]
+            if isinstance(func, Name) and func.dotted == "zip" and len(iterable.args) == len(elements):
+                return [(element, Each(argument)) for element, argument in zip(elements, iterable.args)]
+        return []
 
     def _add_assign(self, assign: Assign) -> None:
         assign.guards = tuple(self.guards)
@@ -788,6 +838,14 @@ class _Collector(cst.CSTVisitor):
         loop = Loop(self.span(node), _dotted(node.target) or "", self.value(node.iter))
         self.function.loops.append(loop)
         self.loops[-1].append(loop)
+        if isinstance(node.target, (cst.Tuple, cst.List)):
+            span = self.span(node.target)
+            parts = self._loop_parts(node.target, loop.iterable)
+            if parts:
+                for element, part in parts:
+                    self._bind_part(element, part, span)
+            else:
+                self._unpack(node.target, Each(loop.iterable), span)
 
     def leave_For(self, original_node: cst.For) -> None:
         self.loops[-1].pop()
@@ -806,6 +864,11 @@ class _Collector(cst.CSTVisitor):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self.bind_target(node.asname.name)
+            entered = Call(Attr(self.value(node.item), "__enter__"), (), (), self.span(node))
+            if isinstance(node.asname.name, (cst.Tuple, cst.List)):
+                self._unpack(node.asname.name, entered, self.span(node))
+            else:
+                self._bind_part(node.asname.name, entered, self.span(node))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
@@ -868,3 +931,5 @@ class _Collector(cst.CSTVisitor):
                 name.scope = scope.key
             return
         name.qualified = f"builtins.{root}{suffix}"
+        if self.star_imports and root not in _BUILTIN_NAMES:
+            self.facts.star_names.append(name)

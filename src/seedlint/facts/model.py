@@ -160,12 +160,21 @@ class Comprehension:
     element: "Value"
 
 
+@dataclass(eq=False)
+class Each:
+    """An element that iterating ``iterable`` gives (what a ``for`` target unpacks)."""
+
+    iterable: "Value"
+
+
 @dataclass(frozen=True)
 class Unknown:
     """An expression whose value seedlint does not model."""
 
 
-Value = Union[Name, Call, Const, Seq, Subscript, Attr, BinOp, IfExp, Lambda, DictDisplay, Compare, BoolOp, Not, Comprehension, Unknown]
+Value = Union[
+    Name, Call, Const, Seq, Subscript, Attr, BinOp, IfExp, Lambda, DictDisplay, Compare, BoolOp, Not, Comprehension, Each, Unknown
+]
 UNKNOWN = Unknown()
 
 Guard = Tuple[Value, bool]
@@ -179,7 +188,9 @@ EXCEPT = Const("<except>")
 
 @dataclass(eq=False)
 class Assign:
-    """``target = value`` (also annotated assignments and tuple-unpacking elements)."""
+    """``target = value``: also annotated assignments, the walrus, each name a tuple target
+    unpacks (``a, b = f()`` binds ``a`` to ``f()[0]``), each name of a ``for`` tuple target
+    (``for k, v in d.items()``) and ``with ... as x``."""
 
     target: str
     value: Value
@@ -272,6 +283,10 @@ class ModuleFacts:
     classes: Dict[str, Class] = field(default_factory=dict)
     noqa: Dict[int, Optional[FrozenSet[str]]] = field(default_factory=dict)
     star_imports: Tuple[str, ...] = ()
+    star_names: List[Name] = field(default_factory=list)
+    """Names no scope binds and no builtin has, in a module with ``from x import *``: they
+    come from a star import, and the project index sets their ``qualified`` (see
+    ``ProjectIndex.link_star_names``)."""
     caps_strings: List[Tuple[str, Span]] = field(default_factory=list)
     """String literals spelled like environment variable names (``"PL_TRAINER_X"``), with spans."""
     api_uses: List[Tuple[str, int]] = field(default_factory=list)
