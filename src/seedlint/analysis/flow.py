@@ -24,7 +24,7 @@ else". Every answer is memoised for the run. The bounds are named once, here and
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from seedlint.analysis import library
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex, exported
@@ -45,6 +45,7 @@ from seedlint.analysis.objects import (
     ExternalInstance,
     Frame,
     FunctionObj,
+    HParams,
     Instance,
     MethodOf,
     ModuleObj,
@@ -752,7 +753,8 @@ class ValueFlow:
             found: Set[Obj] = set()
             for target in self.eval(call.args[0], frame):
                 if isinstance(target, FunctionObj):
-                    found.add(FunctionObj(target.function, target.receiver, site))
+                    chained = Site(site.frame, site.call, site.offset, target.partial) if target.partial is not None else site
+                    found.add(FunctionObj(target.function, target.receiver, chained))
                 elif isinstance(target, ClassObj):
                     found.add(target)
                 else:
@@ -956,6 +958,8 @@ class ValueFlow:
             return frozenset({MethodOf(obj, name)})
         if isinstance(obj, ArgsObj) and not obj.pair:
             return self._argparse_default(obj.parser, name)
+        if isinstance(obj, HParams):
+            return self.param(obj.init_frame, name) if obj.holds(name) else UNKNOWN_SET
         if isinstance(obj, (DictObj, SeqObj, Constant, FunctionObj, MethodOf)):
             return frozenset({MethodOf(obj, name)})
         return UNKNOWN_SET
@@ -1066,6 +1070,9 @@ class ValueFlow:
                 return frozenset({FunctionObj(method, ClassObj(cls))})
             return frozenset({FunctionObj(method, instance)})
         found: List[Values] = []
+        field = self._dataclass_field(instance, name)
+        if field is not None:
+            found.append(field)
         unknown_base = False
         for item in self.index.mro(cls):
             for qualname in item.cls.methods.values():
@@ -1083,7 +1090,8 @@ class ValueFlow:
                     values = self._with_mutations(values or frozenset({SeqObj([], indexable=False)}), function, target, frame)
                 found.append(values)
             frame = self.module_frame(item.module)
-            found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]
+            if field is None:
+                found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]
             nested = item.module.classes.get(f"{item.cls.qualname}.{name}")
             if nested is not None:
                 found.append(frozenset({ClassObj(ClassRef(item.module, nested))}))
@@ -1093,9 +1101,101 @@ class ValueFlow:
             )
         found += self._outside_assignments(instance, name)
         if not found:
+            found = self._library_base_attribute(instance, name)
+        if not found:
             return UNKNOWN_SET
         values = union(found)
         return values | UNKNOWN_SET if unknown_base and not values else values
+
+    def _dataclass_field(self, instance: Instance, name: str) -> Optional[Values]:
+        """A field of a ``@dataclass`` object: what the construction passes for it (by
+        keyword, or by position in field order, base classes' fields first), else its
+        default. None when ``name`` is not such a field or the construction is not known."""
+        order = list(reversed(self.index.mro(instance.cls)))
+        if instance.site is None or not any(_is_dataclass(item.cls) for item in order):
+            return None
+        if any("__init__" in item.cls.methods for item in order):
+            return None
+        fields: List[str] = []
+        default: Optional[Tuple[Value, ModuleFacts]] = None
+        for item in order:
+            if not _is_dataclass(item.cls):
+                continue
+            for field in item.cls.fields:
+                if field not in fields:
+                    fields.append(field)
+            if name in item.cls.fields:
+                assigned = [a.value for a in item.cls.body_assigns if a.target == name]
+                default = (assigned[-1], item.module) if assigned else None
+        if name not in fields:
+            return None
+        call = instance.site.call
+        argument = call.argument(name, fields.index(name))
+        if argument is not None:
+            return self.eval(argument, instance.site.frame)
+        if call.star_args or call.star_kwargs:
+            return UNKNOWN_SET
+        if default is None:
+            return UNKNOWN_SET
+        value, module = default
+        if isinstance(value, Call) and _spelled(value.func) == "field":
+            given = value.kwarg("default")
+            return self.eval(given, self.module_frame(module)) if given is not None else UNKNOWN_SET
+        return self.eval(value, self.module_frame(module))
+
+    def _library_base_attribute(self, instance: Instance, name: str) -> List[Values]:
+        """An attribute a library base class's ``__init__`` stores (``library.BASE_ATTRIBUTES``,
+        Lightning's ``hparams``), from the base-initialiser call the project's ``__init__`` makes."""
+        bases = self.index.external_bases(instance.cls)
+        if name == "hparams" and any(b.split(".", 1)[0] in library.HPARAMS_ROOTS for b in bases):
+            return self._hparams(instance)
+        held = next((library.BASE_ATTRIBUTES[b][name] for b in bases if name in library.BASE_ATTRIBUTES.get(b, {})), None)
+        if held is None:
+            return []
+        for init, frame, call in self._base_initialiser_calls(instance):
+            for target in self.callee_objects(call, frame):
+                if isinstance(target, External) and target.qualified.rpartition(".")[0] in library.BASE_ATTRIBUTES:
+                    shift = 0 if _is_super_init(call) else 1
+                    found = []
+                    for parameter, position in held:
+                        argument = call.argument(parameter, position + shift)
+                        if argument is not None:
+                            found.append(self.eval(argument, frame))
+                    return found or [frozenset({NONE})]
+        return []
+
+    def _base_initialiser_calls(self, instance: Instance) -> Iterator[Tuple[FunctionRef, Frame, Call]]:
+        """``super().__init__(...)`` / ``Base.__init__(self, ...)`` calls in the ``__init__``
+        methods of the object's class and its project bases."""
+        for item in self.index.mro(instance.cls):
+            qualname = item.cls.methods.get("__init__")
+            if qualname is None:
+                continue
+            init = FunctionRef(item.module, item.module.functions[qualname])
+            frame = self.method_frame(init, instance)
+            for call in init.function.calls:
+                if _spelled(call.func) == "__init__":
+                    yield init, frame, call
+
+    def _hparams(self, instance: Instance) -> List[Values]:
+        for item in self.index.mro(instance.cls):
+            qualname = item.cls.methods.get("__init__")
+            if qualname is None:
+                continue
+            init = FunctionRef(item.module, item.module.functions[qualname])
+            receiver = init.function.params[0] if init.function.params else "self"
+            for call in init.function.calls:
+                if not (isinstance(call.func, Name) and call.func.dotted == f"{receiver}.save_hyperparameters"):
+                    continue
+                if call.star_args or call.star_kwargs or not all(isinstance(a, Const) and isinstance(a.value, str) for a in call.args):
+                    return []
+                ignored = call.kwarg("ignore")
+                ignored_names = _constant_strings(ignored) if ignored is not None else ()
+                if ignored_names is None:
+                    return []
+                names = tuple(a.value for a in call.args) or None
+                return [frozenset({HParams(self.method_frame(init, instance), names, ignored_names)})]
+        return []
 
     def _super_attribute(self, obj: SuperObj, name: str) -> Values:
         order = self.index.mro(obj.receiver.cls) if isinstance(obj.receiver, Instance) else self.index.mro(obj.cls)
@@ -1182,6 +1282,8 @@ class ValueFlow:
                     found.append(self.elements(frozenset({holder})))
             elif isinstance(holder, (ClassObj, External)):
                 found.append(frozenset({holder}))
+            elif isinstance(holder, HParams) and key is not None and isinstance(key.value, str) and holder.holds(key.value):
+                found.append(self.param(holder.init_frame, key.value))
             elif isinstance(holder, ArgsObj) and holder.pair and key is not None and key.value == 0:
                 found.append(frozenset({ArgsObj(holder.parser)}))
             elif self.registries.is_registry(holder):
@@ -1538,6 +1640,24 @@ def _spelled_last(call: Call) -> str:
 
 def _is_dict_mutator(call: Call) -> bool:
     return _spelled_last(call) in DICT_MUTATORS
+
+
+def _is_dataclass(cls: Class) -> bool:
+    return any(_spelled(d) == "dataclass" for d in cls.decorators)
+
+
+def _is_super_init(call: Call) -> bool:
+    """``super().__init__(...)`` (the receiver is implicit), not ``Base.__init__(self, ...)``."""
+    func = call.func
+    return isinstance(func, Attr) and isinstance(func.value, Call) and _spelled(func.value.func) == "super"
+
+
+def _constant_strings(value: Value) -> Optional[Tuple[str, ...]]:
+    """The strings of ``"a"`` or ``["a", "b"]``; None when they are not all constant."""
+    items = value.items if isinstance(value, Seq) else (value,)
+    if all(isinstance(i, Const) and isinstance(i.value, str) for i in items):
+        return tuple(i.value for i in items)
+    return None
 
 
 def _closed_sequence(obj: Obj) -> bool:

@@ -57,6 +57,28 @@ LIBRARY_ATTRIBUTES = {
 }
 """Attributes of library objects that hold a constructor argument: ``loader.dataset``."""
 
+_VISION_DATASET = {
+    "transform": (("transform", 2),),
+    "target_transform": (("target_transform", 3),),
+    "transforms": (("transforms", 1), ("transform", 2), ("target_transform", 3)),
+}
+BASE_ATTRIBUTES = {
+    "torchvision.datasets.VisionDataset": _VISION_DATASET,
+    "torchvision.datasets.vision.VisionDataset": _VISION_DATASET,
+}
+"""Attributes a library base class's ``__init__`` stores from its arguments, read from the
+subclass's ``super().__init__(...)`` call: parameter name and position (``self`` not
+counted), several when the attribute wraps them. Source: torchvision/datasets/vision.py,
+``VisionDataset.__init__(root, transforms=None, transform=None, target_transform=None)``
+keeps ``transform`` and ``target_transform`` and, when ``transforms`` is None, a
+``StandardTransform`` that calls both."""
+
+HPARAMS_SAVERS = frozenset({"save_hyperparameters"})
+"""Lightning's ``HyperparametersMixin.save_hyperparameters(*names, ignore=...)``: called in
+``__init__`` with no positional argument (or with parameter names) it stores those
+``__init__`` arguments in ``self.hparams`` (source: lightning/pytorch/core/mixins/hparams_mixin.py)."""
+HPARAMS_ROOTS = ("pytorch_lightning", "lightning")
+
 REGISTRY_LOOKUPS = frozenset({"get", "__getitem__", "get_module", "_get_module"})
 REGISTRY_BUILDS = frozenset({"build", "build_from_cfg", "instantiate"})
 REGISTRY_BUILDERS = frozenset({"mmcv.utils.build_from_cfg", "mmcv.utils.registry.build_from_cfg", "mmengine.registry.build_from_cfg"})

@@ -261,7 +261,7 @@ class Loaders:
             return [base]
         if not _reads_parameters(loader):
             return [base]  # what the call passes does not depend on who calls the function
-        if self.flow.receiver_param(function) and loader.function.name != "__init__":
+        if self.flow.receiver_param(function):
             owner = self.index.class_of(function)
             instances, complete = self.flow.callsites.constructions(owner) if owner is not None else ([], False)
             if 1 <= len(instances) <= MAX_CONTEXTS:

@@ -115,10 +115,15 @@ class Site:
         self.key = intern((frame.key, id(call), offset, prefix.key if prefix is not None else None))
 
     def positional(self) -> List[Tuple[Value, Frame]]:
-        found: List[Tuple[Value, Frame]] = []
-        if self.prefix is not None:
-            found.extend(self.prefix.positional()[1:])
+        found = self.prefix.bound() if self.prefix is not None else []
         found.extend((value, self.frame) for value in self.call.args)
+        return found
+
+    def bound(self) -> List[Tuple[Value, Frame]]:
+        """For the site of a ``partial(f, *args)`` call: the positional arguments it binds,
+        after those of the partial object ``f`` itself (``partial(partial(f, a), b)``)."""
+        found = self.prefix.bound() if self.prefix is not None else []
+        found.extend((value, self.frame) for value in self.call.args[1:])
         return found
 
     def keywords(self) -> List[Tuple[str, Value, Frame]]:
@@ -323,6 +328,24 @@ class ArgsObj(Obj):
         self.pair = pair
         """``parse_known_args()``: the pair (namespace, the arguments it did not know)."""
         self.key = intern(("args", parser.key, pair))
+
+
+class HParams(Obj):
+    """``self.hparams`` of a Lightning object whose ``__init__`` called
+    ``self.save_hyperparameters()``: its attributes are the arguments of that ``__init__``
+    (in ``init_frame``), all of them or the ``names`` listed, minus ``ignored``."""
+
+    __slots__ = ("init_frame", "names", "ignored")
+
+    def __init__(self, init_frame: Frame, names: Optional[Tuple[str, ...]], ignored: Tuple[str, ...]) -> None:
+        self.init_frame = init_frame
+        self.names = names
+        self.ignored = ignored
+        self.key = intern(("hparams", init_frame.key, names, ignored))
+
+    def holds(self, name: str) -> bool:
+        params = self.init_frame.function.function.params
+        return name in params[1:] and name not in self.ignored and (self.names is None or name in self.names)
 
 
 class SuperObj(Obj):

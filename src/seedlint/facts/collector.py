@@ -743,6 +743,8 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.bind_target(node.target)
+        if self.scopes[-1].kind == "class" and isinstance(node.target, cst.Name):
+            self.classes[-1].fields.append(node.target.value)
         if node.value is not None:
             self._record_assign(node.target, node.value, self.span(node))
 

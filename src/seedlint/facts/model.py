@@ -266,6 +266,8 @@ class Class:
     body_assigns: List[Assign] = field(default_factory=list)
     nested: bool = False
     decorators: Tuple[Value, ...] = ()
+    fields: List[str] = field(default_factory=list)
+    """Names annotated in the class body, in order (a dataclass's fields)."""
 
 
 MODULE_CODE = "<module>"
