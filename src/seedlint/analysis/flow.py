@@ -1454,6 +1454,24 @@ class ValueFlow:
                 return builtin in names or (builtin == "bool" and "int" in names)
         return None
 
+    def filtered_out(self, guards: Sequence[Guard], datasets: Sequence[Obj], frame: Frame) -> bool:
+        """Code under ``if isinstance(<...>.dataset, K):`` (a ``worker_init_fn`` that reaches
+        ``get_worker_info().dataset``) does not run for a loader whose datasets are all
+        certainly not ``K`` (or, in the ``else`` branch, all certainly ``K``)."""
+        if not datasets:
+            return False
+        for test, holds in guards:
+            if not (isinstance(test, Call) and isinstance(test.func, Name) and test.func.qualified == "builtins.isinstance"):
+                continue
+            if len(test.args) != 2 or not _names_dataset(test.args[0]):
+                continue
+            kinds = self.eval(test.args[1], frame)
+            kinds = union(self.elements(frozenset({k})) if isinstance(k, SeqObj) else frozenset({k}) for k in kinds)
+            answers = {self._is_instance(dataset, kinds) for dataset in datasets}
+            if answers == {not holds}:
+                return True
+        return False
+
     # ------------------------------------------------------------------ questions rules ask
     def callee_names(self, call: Call, frame: Frame) -> Set[str]:
         """Qualified names of the library callables a call may invoke."""
@@ -1551,6 +1569,15 @@ class ValueFlow:
                 found |= self.held_callables(obj.site.call, obj.site.frame, depth + 1)
         return frozenset(found)
 
+    def as_called(self, values: Values) -> Values:
+        """What calling each of ``values`` runs: a project object's ``__call__`` method
+        (bound to it) in place of the object."""
+        changed = []
+        for value in values:
+            method = self.index.method(value.cls, "__call__") if isinstance(value, Instance) else None
+            changed.append(FunctionObj(method, value) if method is not None else value)
+        return frozenset(changed)
+
     def instances_of(self, values: Values) -> List[Instance]:
         return [v for v in values if isinstance(v, Instance)]
 
@@ -1640,6 +1667,13 @@ def _spelled_last(call: Call) -> str:
 
 def _is_dict_mutator(call: Call) -> bool:
     return _spelled_last(call) in DICT_MUTATORS
+
+
+def _names_dataset(value: Value) -> bool:
+    """``info.dataset``, ``get_worker_info().dataset``."""
+    if isinstance(value, Name):
+        return value.dotted.endswith(".dataset")
+    return isinstance(value, Attr) and value.attr == "dataset"
 
 
 def _is_dataclass(cls: Class) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Set
 
-from seedlint.facts.model import Call, Function, ModuleFacts, Name, Value
+from seedlint.facts.model import Call, Function, IfExp, ModuleFacts, Name, Value
 
 _CLASS_ENTRIES = ("__init__", "__call__")
 """Methods a call spelled with the class's (or an instance's) name runs."""
@@ -94,9 +94,12 @@ class IterationScreen:
         return False
 
     def _unwrapped(self, value: Value) -> List[Value]:
-        """``enumerate(tqdm(loader))`` by spelling: every argument of a wrapper call."""
+        """``enumerate(tqdm(loader))`` by spelling: every argument of a wrapper call, both
+        branches of ``a if c else b``."""
         if isinstance(value, Call) and last_spelling(value.func) in self._wrappers:
             return [inner for arg in value.args for inner in self._unwrapped(arg)]
+        if isinstance(value, IfExp):
+            return self._unwrapped(value.body) + self._unwrapped(value.orelse)
         return [value]
 
     def _close(self) -> None:

@@ -374,7 +374,9 @@ class Loaders:
         return [v for v in ordered(self.argument(loader, "dataset", frame).values) if isinstance(v, Instance)]
 
     def worker_init(self, loader: LoaderCall, frame: Frame) -> Argument:
-        return self.argument(loader, "worker_init_fn", frame)
+        """The ``worker_init_fn`` values; an object with a ``__call__`` method is that method, bound."""
+        argument = self.argument(loader, "worker_init_fn", frame)
+        return Argument(self.flow.as_called(argument.values), argument.explicit)
 
     def persistent(self, loader: LoaderCall, frame: Frame) -> Optional[bool]:
         """True or False when ``persistent_workers`` certainly is; None when it may be either."""

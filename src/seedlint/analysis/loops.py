@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from seedlint.analysis.iteration_screen import IterationScreen, last_spelling
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
-from seedlint.facts.model import MODULE_CODE, Call, Function, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, IfExp, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
 
 MAX_DEPTH = 3
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""
@@ -107,7 +107,13 @@ class Loops:
         self.flow = project.flow
         self._by_call: Dict[int, LoaderCall] = {id(l.call): l for l in project.loaders.all}
         self._sites: Dict[tuple, List[Iteration]] = {}
-        self._screen = IterationScreen(project.index, _loaderish, WRAPPER_SPELLINGS)
+        self._holders = _loader_holder_names(project)
+        self._screen = IterationScreen(project.index, self._loaderish, WRAPPER_SPELLINGS)
+
+    def _loaderish(self, value: Value, function: Optional[Function] = None) -> bool:
+        """Spelled like a loader, or named like a variable or attribute the program binds
+        to one of its loaders (``self.data = DataLoader(...)``, ``source, _ = build()``)."""
+        return _loaderish(value, function) or _held(value, self._holders)
 
     # ------------------------------------------------------------------ loader objects
     def loader_objects(self, values) -> List[LoaderObject]:
@@ -122,16 +128,18 @@ class Loops:
         return found
 
     def iterated(self, value: Value, frame: Frame) -> List[LoaderObject]:
-        """The loaders a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip``.
-        Only iterables spelled like a loader are resolved (``train_loader``,
-        ``self.val_dataloader()``, a local bound to a ``DataLoader(...)`` call)."""
+        """The loaders a ``for`` iterable iterates, through ``enumerate``/``tqdm``/``zip`` and
+        either branch of ``a if c else b``: any expression that may evaluate to a loader
+        (``self.dataset``, ``dl``, ``tqdm(loader) if is_main else loader``), whatever its name."""
         found: List[LoaderObject] = []
         for inner in self._iterated_values(value, frame):
-            if _loaderish(inner, frame.function.function):
+            if _may_hold_an_object(inner):
                 found.extend(self.loader_objects(self.flow.eval(inner, frame)))
         return found
 
     def _iterated_values(self, value: Value, frame: Frame) -> List[Value]:
+        if isinstance(value, IfExp):
+            return self._iterated_values(value.body, frame) + self._iterated_values(value.orelse, frame)
         if isinstance(value, Call) and isinstance(value.func, Name) and value.func.dotted.rsplit(".", 1)[-1] in WRAPPER_SPELLINGS:
             names = self.flow.callee_names(value, frame)
             if names & ITERATION_WRAPPERS:
@@ -164,8 +172,7 @@ class Loops:
         self._sites[key] = found
         return found
 
-    @staticmethod
-    def _may_iterate_a_loader(function: Function, call: Call) -> bool:
+    def _may_iterate_a_loader(self, function: Function, call: Call) -> bool:
         """A cheap, spelling-only screen before a call is resolved."""
         func = call.func
         if not isinstance(func, Name):
@@ -175,7 +182,7 @@ class Loops:
         last = func.dotted.rsplit(".", 1)[-1].lower()
         if any(spelling in last for spelling in HELPER_SPELLINGS):
             return True
-        return any(_loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs)))
+        return any(self._loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs)))
 
     def _may_reach(self, call: Call) -> bool:
         """The project-wide spelling screen: a call of a project function or class that no
@@ -183,7 +190,7 @@ class Loops:
         one spelled like a helper but naming no project function (a callable held in an
         attribute or a parameter), still is."""
         name = last_spelling(call.func)
-        if self._screen.reaches(name) or any(_loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs))):
+        if self._screen.reaches(name) or any(self._loaderish(v) for v in (*call.args, *(v for _, v in call.kwargs))):
             return True
         return not self._screen.known(name) and any(spelling in name.lower() for spelling in HELPER_SPELLINGS)
 
@@ -319,6 +326,59 @@ def _loaderish(value: Value, function: Optional[Function] = None) -> bool:
             a.target == value.dotted and isinstance(a.value, Call) and _loaderish(a.value) for a in function.assigns
         )
     return False
+
+
+HOLDER_ROUNDS = 4
+"""Calls a loader is returned through (``build_loader`` -> ``build_loaders`` -> ...) whose
+results' names still count as holding a loader."""
+
+
+def _loader_holder_names(project) -> FrozenSet[str]:
+    """The last name of every variable or attribute assigned a loader call, or the result
+    of a function that returns one (through a few functions), anywhere in the project."""
+    calls = {id(loader.call) for loader in project.loaders.all}
+    names: Set[str] = set()
+    producers: Set[str] = set()
+    functions = [f for module in project.modules for f in module.functions.values()]
+    for _ in range(HOLDER_ROUNDS):
+        before = (len(names), len(producers))
+        for function in functions:
+            for assign in function.assigns:
+                if _produces(assign.value, calls, producers):
+                    names.add(assign.target.rsplit(".", 1)[-1])
+            if function.name != MODULE_CODE and any(
+                _produces(r, calls, producers) or _held(r, names) for r in function.returns
+            ):
+                producers.add(function.name)
+        if (len(names), len(producers)) == before:
+            break
+    return frozenset(names)
+
+
+def _produces(value: Value, calls: Set[int], producers: Set[str]) -> bool:
+    """A loader call, a call of a function that returns one, or an element of either."""
+    while isinstance(value, Subscript):
+        value = value.value
+    if isinstance(value, Seq):
+        return any(_produces(item, calls, producers) for item in value.items)
+    return isinstance(value, Call) and (id(value) in calls or last_spelling(value.func) in producers)
+
+
+def _held(value: Value, names) -> bool:
+    if isinstance(value, Subscript):
+        value = value.value
+    if isinstance(value, Name):
+        return value.dotted.rsplit(".", 1)[-1] in names
+    if isinstance(value, Attr):
+        return value.attr in names
+    return False
+
+
+def _may_hold_an_object(value: Value) -> bool:
+    """Not a display, a constant or ``range(...)``: something whose value may be a loader."""
+    if isinstance(value, Call) and isinstance(value.func, Name):
+        return value.func.qualified not in ("builtins.range", "builtins.len", "builtins.sorted", "builtins.reversed")
+    return isinstance(value, (Name, Attr, Subscript, Call))
 
 
 def _unique(calls: List[Call]) -> List[Call]:

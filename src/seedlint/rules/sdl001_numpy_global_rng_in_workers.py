@@ -73,7 +73,9 @@ class NumpyGlobalRngInWorkers(Rule):
     per module, after the imports, adds only the imports it needs, and adds
     `worker_init_fn=seed_worker` to the loader call. It changes only the randomness this rule
     reports. A loader that already passes a `worker_init_fn` which never seeds NumPy is
-    reported without a fix: seed NumPy inside that function.
+    reported without a fix: seed NumPy inside that function. A `worker_init_fn` that seeds
+    NumPy only under `isinstance(get_worker_info().dataset, Other)` does not seed it for a
+    dataset that is certainly not an `Other`, and is reported the same way.
     """
 
     code = "SDL001"
@@ -93,9 +95,10 @@ class NumpyGlobalRngInWorkers(Rule):
                 if not workers.may_be_several and project.loops.iterated_once(loader):
                     continue  # one worker, started once: nothing to duplicate or repeat
                 init = loaders.worker_init(loader, frame)
-                if init.unknown or not _never_seeds_numpy(project, init):
+                datasets = loaders.datasets(loader, frame)
+                if init.unknown or not _never_seeds_numpy(project, init, datasets):
                     continue
-                found = self._first_draw(project, loaders.datasets(loader, frame))
+                found = self._first_draw(project, datasets)
                 if found is None:
                     continue
                 instance, draw = found
@@ -119,7 +122,8 @@ class NumpyGlobalRngInWorkers(Rule):
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}` in `{function.function.qualname}`, "
             f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
             f"{built(instance, loader)}) but "
-            + ("no worker_init_fn seeds it" if no_init else "its worker_init_fn never seeds NumPy")
+            + ("no worker_init_fn seeds it" if no_init else "its worker_init_fn never seeds NumPy" if _never_seeds_numpy(project, init, ())
+               else f"its worker_init_fn seeds NumPy only behind an `isinstance` test on the dataset that `{dataset_name(instance)}` fails")
             + f": {effect}"
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
@@ -164,8 +168,9 @@ def _on_the_way(draw: Draw) -> Tuple[int, int]:
     return guards, hops
 
 
-def _never_seeds_numpy(project: Project, init) -> bool:
-    """Every value the worker_init_fn may be is None or a function that never seeds NumPy."""
+def _never_seeds_numpy(project: Project, init, datasets) -> bool:
+    """Every value the worker_init_fn may be is None or a function that never seeds NumPy
+    for this loader's datasets (a seeding under ``isinstance(info.dataset, Other)`` is not one)."""
     roots = []
     for value in init.values:
         if isinstance(value, Constant) and value.value is None:
@@ -176,7 +181,7 @@ def _never_seeds_numpy(project: Project, init) -> bool:
     flow = project.flow
     for frame in reachable(flow, roots):
         for call in frame.function.function.calls:
-            if flow.callee_names(call, frame) & NUMPY_GLOBAL_SEEDERS:
+            if flow.callee_names(call, frame) & NUMPY_GLOBAL_SEEDERS and not flow.filtered_out(call.guards, datasets, frame):
                 return False
     return True
 

@@ -18,7 +18,8 @@ FIX_KIND = "reseed-worker-from-initial-seed"
 class WorkerInitFnRepeatsEveryEpoch(Rule):
     """
     ## What it does
-    Finds a `worker_init_fn` (a def, a lambda, or a `functools.partial` of one) passed to a
+    Finds a `worker_init_fn` (a def, a lambda, an object whose class defines `__call__`, or a
+    `functools.partial` of one, partials of partials included) passed to a
     `DataLoader` with worker processes that seeds `numpy.random`, `random` or `torch` from a
     value that does not come from `torch.initial_seed()` or `get_worker_info().seed`: a
     constant, `worker_id` alone, `SEED + worker_id` (a module constant, an argparse or config
@@ -110,7 +111,7 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
     def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str], related,
                     once: bool, torch_version) -> Diagnostic:
         function = init.function.function
-        init_name = "a lambda" if function.is_lambda else f"`{function.name}`"
+        init_name = "a lambda" if function.is_lambda else f"`{function.qualname}`" if function.class_name else f"`{function.name}`"
         what = " and ".join(STREAM_NAMES[s] for s in sorted(relevant))
         spelled = seeding.call.func.dotted if hasattr(seeding.call.func, "dotted") else "a seeding call"
         via = ""
