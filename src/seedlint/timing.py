@@ -18,6 +18,8 @@ from typing import Dict, Iterator, List
 
 ENABLED = bool(os.environ.get("SEEDLINT_TIMINGS"))
 TOTALS: Dict[str, float] = {}
+LIMITS: Dict[str, int] = {}
+"""How often each analysis bound cut an answer short (see ``limit_hit``)."""
 _STACK: List[List] = []  # [phase, started, time spent in inner phases]
 
 
@@ -38,10 +40,19 @@ def phase(name: str) -> Iterator[None]:
             _STACK[-1][2] += spent
 
 
+def limit_hit(name: str) -> None:
+    """Count a bound of the analysis that cut an answer short (a guard against pathological
+    code: ordinary code should never reach one). Reported as ``"limit <name>"``."""
+    if ENABLED:
+        LIMITS[name] = LIMITS.get(name, 0) + 1
+
+
 def write() -> None:
     """Write the totals to the file ``SEEDLINT_TIMINGS`` names (when it names one)."""
     target = os.environ.get("SEEDLINT_TIMINGS")
     if not target:
         return
     with open(target, "w", encoding="utf-8") as handle:
-        json.dump({name: round(seconds, 4) for name, seconds in sorted(TOTALS.items())}, handle)
+        totals = {name: round(seconds, 4) for name, seconds in sorted(TOTALS.items())}
+        totals.update({f"limit {name}": count for name, count in sorted(LIMITS.items())})
+        json.dump(totals, handle)

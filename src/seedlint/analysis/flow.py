@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from seedlint import timing
 from seedlint.analysis import library
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef, ProjectIndex, exported
 from seedlint.knowledge.global_draws import UNIT_INTERVAL_DRAWS
@@ -84,7 +85,7 @@ from seedlint.facts.model import (
 
 MAX_EVAL_DEPTH = 48
 """Nested evaluations before an answer is given up as UNKNOWN."""
-MAX_VALUES = 64
+MAX_VALUES = 256
 """A value set wider than this keeps its first members and UNKNOWN."""
 LIST_MUTATORS = {"append": False, "extend": True, "insert": False, "add": False}
 """Methods that add to a list (True: the argument's elements, not the argument)."""
@@ -96,6 +97,7 @@ def union(sets: Iterable[Values]) -> Values:
     for values in sets:
         found |= values
     if len(found) > MAX_VALUES:
+        timing.limit_hit("value set width")
         kept = sorted(found, key=lambda o: repr(o.key))[:MAX_VALUES]
         return frozenset(kept) | UNKNOWN_SET
     return frozenset(found)
@@ -120,6 +122,7 @@ class ValueFlow:
         self._mutations: Dict[tuple, List[Tuple[Call, bool]]] = {}
         self._outside: Dict[str, list] = {}
         self._writers: Dict[str, Dict[str, List[Function]]] = {}
+        self._guards_at: Dict[tuple, Optional[Tuple[Guard, ...]]] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0
@@ -145,6 +148,7 @@ class ValueFlow:
     # ================================================================== frames
     def frame(self, function: FunctionRef, receiver: Optional[Obj] = None, site: Optional[Site] = None) -> Frame:
         if site is not None and site.frame.depth >= MAX_CONTEXT:
+            timing.limit_hit("call context depth")
             site = None
         if isinstance(receiver, Instance) and receiver.site is not None and receiver.site.frame.depth >= MAX_CONTEXT:
             receiver = Instance(receiver.cls, None, receiver.via or (receiver.site.frame.module, receiver.site.call))
@@ -205,6 +209,7 @@ class ValueFlow:
         if found is not None:
             return found
         if self._depth > MAX_EVAL_DEPTH:
+            timing.limit_hit("evaluation depth")
             return UNKNOWN_SET
         self._eval[key] = NOTHING  # a cycle sees nothing more than what the other paths give
         self._depth += 1
@@ -314,7 +319,7 @@ class ValueFlow:
         assigns = [a for a in function.assigns if a.target == root and self.guards_may_hold(a.guards, frame)]
         killed = False
         if read is not None:
-            assigns, killed = _reaching(function, assigns, read)
+            assigns, killed = _reaching(function, assigns, read, self._read_guards(function, read))
         if root in function.params and not killed:
             found.append(self.param(frame, root))
         for assign in assigns:
@@ -332,6 +337,19 @@ class ValueFlow:
             return self.global_name(f"{module.name}.{root}" if module.name else root, module)
         values = union(found) if found else UNKNOWN_SET
         return self._with_mutations(values, function, root, frame)
+
+    def _read_guards(self, function: Function, read: Span) -> Optional[Tuple[Guard, ...]]:
+        """The ``if`` guards a read runs under: those of the innermost call around it (the
+        loader call that passes the name), None when no call encloses it."""
+        key = (id(function), read.line, read.col)
+        if key in self._guards_at:
+            return self._guards_at[key]
+        best: Optional[Call] = None
+        for call in function.calls:
+            if _inside(call.span, read) and (best is None or _inside(best.span, call.span)):
+                best = call
+        found = self._guards_at[key] = best.guards if best is not None else None
+        return found
 
     def _with_mutations(self, values: Values, function: Function, dotted: str, frame: Frame) -> Values:
         """A list or dict that ``dotted.append(x)`` / ``dotted.update(...)`` calls in
@@ -1586,16 +1604,23 @@ def _before(a: Span, b: Span) -> bool:
     return (a.end_line, a.end_col) <= (b.line, b.col)
 
 
-def _reaching(function: Function, assigns: List, read: Span) -> Tuple[List, bool]:
-    """The assignments that may reach a read: the last one that runs unconditionally
-    before it, and any after that one (in a branch, or later in a loop around the read);
-    none made in a block that ends with ``return`` or ``raise`` unless the read is in it too."""
+def _reaching(function: Function, assigns: List, read: Span, read_guards: Optional[Tuple[Guard, ...]] = None) -> Tuple[List, bool]:
+    """The assignments that may reach a read: the last one that runs whenever the read does
+    (unconditionally, or under guards the read also runs under) before it, and any after
+    that one (in a branch, or later in a loop around the read); none made in a block that
+    ends with ``return`` or ``raise`` unless the read is in it too, and none in a branch
+    the read's own guards exclude (the other arm of an ``if``/``elif``)."""
     def in_loop(span: Span) -> bool:
         return any(_inside(loop.span, span) for loop in function.loops)
 
     assigns = [a for a in assigns if not any(_inside(exit, a.span) and not _inside(exit, read) for exit in function.exits)]
+    if read_guards:
+        assigns = [a for a in assigns if not _excluded_by(a.guards, read_guards)]
     loops_around_read = [loop.span for loop in function.loops if _inside(loop.span, read)]
-    killers = [a for a in assigns if not a.guards and _before(a.span, read) and not in_loop(a.span)]
+    killers = [
+        a for a in assigns
+        if _implied_by(a.guards, read_guards or ()) and _before(a.span, read) and not in_loop(a.span)
+    ]
     if not killers:
         # Without an unconditional one, every assignment before the read may reach it, and
         # later ones only through a loop around it (not ``x = f(x)``'s own target).
@@ -1609,6 +1634,16 @@ def _reaching(function: Function, assigns: List, read: Span) -> Tuple[List, bool
             if _before(assign.span, read) or any(_inside(loop, assign.span) for loop in loops_around_read):
                 kept.append(assign)
     return kept, True
+
+
+def _implied_by(guards: Sequence[Guard], read_guards: Sequence[Guard]) -> bool:
+    """Every guard of an assignment also guards the read (same test, same truth)."""
+    return all(any(test is other and holds == truth for other, truth in read_guards) for test, holds in guards)
+
+
+def _excluded_by(guards: Sequence[Guard], read_guards: Sequence[Guard]) -> bool:
+    """Some guard of an assignment is a test the read runs under with the other truth."""
+    return any(test is other and holds != truth for test, holds in guards for other, truth in read_guards)
 
 
 def _inside(outer: Span, inner: Span) -> bool:

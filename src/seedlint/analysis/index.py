@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from seedlint.analysis.import_roots import ancestors, path_edits
+from seedlint import timing
 from seedlint.analysis import library
 from seedlint.facts.model import Class, Const, Function, ModuleFacts, Name, Seq, Value
 
@@ -79,6 +80,10 @@ def module_identity(path: str) -> Tuple[str, str, bool]:
         parts.insert(0, package)
         directory = parent
     return ".".join(parts), directory, is_package
+
+
+MAX_REEXPORT_DEPTH = 32
+"""Imports followed through re-exports before a name is given up."""
 
 
 class ProjectIndex:
@@ -288,7 +293,10 @@ class ProjectIndex:
     def resolve(self, qualified: Optional[str], near: Optional[ModuleFacts], depth: int = 0, load: bool = True) -> Optional[Symbol]:
         """The symbol a fully qualified name stands for. With ``load=False`` no module is
         read from disk: only modules already analysed are consulted."""
-        if not qualified or depth > 12:
+        if not qualified:
+            return None
+        if depth > MAX_REEXPORT_DEPTH:
+            timing.limit_hit("re-export depth")
             return None
         if qualified.startswith("builtins."):
             return ExternalRef(qualified[len("builtins."):])

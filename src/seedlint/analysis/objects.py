@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.facts.model import Call, ModuleFacts, Value
 
-MAX_CONTEXT = 2
+MAX_CONTEXT = 4
 """How many call sites (or constructions) deep a frame's context may go before the
 analysis forgets it and treats the function as called from anywhere."""
 

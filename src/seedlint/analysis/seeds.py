@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from seedlint import timing
 from seedlint.analysis.objects import Constant, Frame
 from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Const, Function, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import (
@@ -57,8 +58,9 @@ RANK_SPELLINGS = frozenset({"gpu", "local_gpu", "device_id", "process_index", "l
 VARYING_SOURCES = frozenset({"time.time", "time.time_ns", "time.perf_counter", "os.getpid", "os.urandom", "secrets.randbits"})
 TRANSPARENT = frozenset({"int", "abs", "float", "hash", "str", "round"})
 _REDUCING_OPS = frozenset({"Modulo", "BitAnd", "RightShift", "FloorDivide", "Divide", "BitXor"})
-MAX_DEPTH = 12
-MAX_HELPER_DEPTH = 3
+MAX_DEPTH = 48
+"""Nested steps when tracing where a seed comes from."""
+MAX_HELPER_DEPTH = 6
 """Calls followed into project helpers when looking for the seeding they do."""
 
 
@@ -228,6 +230,7 @@ class Seeds:
         if found is not None:
             return found
         if self._depth > MAX_DEPTH:
+            timing.limit_hit("seed origin depth")
             return UNKNOWN_ORIGIN
         self._memo[key] = UNKNOWN_ORIGIN
         self._depth += 1

@@ -131,8 +131,9 @@ class WorkerCode:
         self._memo: Dict[tuple, WorkerRun] = {}
 
     def of(self, instance: Obj) -> WorkerRun:
-        """The worker code of a dataset object: a project class's, or the project callables
-        a library dataset holds (its ``transform``)."""
+        """The worker code of a dataset object (a project class's, or the project callables
+        a library dataset holds: its ``transform``), or of a project function the worker
+        calls (a ``collate_fn``)."""
         found = self._memo.get(instance.key)
         if found is None:
             found = self._memo[instance.key] = self._walk(instance)
@@ -155,6 +156,9 @@ class WorkerCode:
                 method = self.index.method(instance.cls, name)
                 if method is not None:
                     add(self.flow.method_frame(method, instance), None)
+        elif isinstance(instance, FunctionObj):  # a callable the worker runs: a collate_fn
+            for frame in self._frames_of(instance):
+                add(frame, None)
         draws: List[Draw] = []
         reseeded: Set[tuple] = set()
         reassigned: Set[Tuple[tuple, str]] = set()

@@ -31,9 +31,10 @@ class IterableDatasetNotSharded(Rule):
     `split_dataset_by_node`. Calling `get_worker_info()` only to reseed is not sharding.
     Worker code that iterates another project object (`for x in self.source`, `iter(...)`,
     `yield from`) goes on in that object's `__iter__`, so a wrapper shards where its source
-    does. A synthetic stream is not reported: worker code that draws from torch's or Python's
-    RNG (which torch seeds differently in each worker) and loops only `while` or over
-    `range(n)` with `n` not a `len(...)` yields different items in each worker.
+    does. A synthetic stream is not reported: worker code (the dataset's, or a project
+    `collate_fn`, which torch runs in the worker) that draws from torch's or Python's RNG
+    (which torch seeds differently in each worker) and loops only `while` or over `range(n)`
+    with `n` not a `len(...)` yields different items in each worker.
 
     ## Why is this bad?
     Each worker gets its own copy of the dataset and runs `__iter__` from the start. Without
@@ -99,7 +100,8 @@ class IterableDatasetNotSharded(Rule):
                 init = loaders.worker_init(loader, frame)
                 if init.unknown or _init_fn_may_shard(project, init):
                     continue
-                found = self._unsharded(project, loaders.project_datasets(loader, frame))
+                collates = [v for v in loaders.argument(loader, "collate_fn", frame).values if isinstance(v, FunctionObj)]
+                found = self._unsharded(project, loaders.project_datasets(loader, frame), collates)
                 if found is None:
                     continue
                 instance, iter_method = found
@@ -114,7 +116,7 @@ class IterableDatasetNotSharded(Rule):
                 break
 
     @staticmethod
-    def _unsharded(project: Project, instances) -> Optional[Tuple[Instance, FunctionRef]]:
+    def _unsharded(project: Project, instances, collates) -> Optional[Tuple[Instance, FunctionRef]]:
         for instance in instances:
             if not _is_plain_iterable_dataset(project, instance):
                 continue
@@ -123,17 +125,20 @@ class IterableDatasetNotSharded(Rule):
                 continue
             run = project.workers.of(instance)
             frames = [r.frame for r in run.functions]
-            if not _frames_shard(project, frames) and not _generates_its_items(project, run):
+            collate_runs = [project.workers.of(collate) for collate in collates]
+            if not _frames_shard(project, frames) and not _generates_its_items(project, run, collate_runs):
                 return instance, iter_method
         return None
 
 
-def _generates_its_items(project: Project, run) -> bool:
-    """A synthetic stream: worker code draws from torch's or Python's RNG (which torch seeds
+def _generates_its_items(project: Project, run, collate_runs=()) -> bool:
+    """A synthetic stream: worker code (the dataset's, or the loader's ``collate_fn``, which
+    torch runs in the worker) draws from torch's or Python's RNG (which torch seeds
     differently in each worker) and loops only ``while`` or over ``range(n)`` with ``n`` not
     read from data (``len(...)``). Every worker then yields different items: nothing arrives
     twice, there are just ``num_workers`` times as many."""
-    if not any(d.stream in (TORCH, PYTHON_RANDOM) for d in run.sure_draws):
+    draws = [d for r in (run, *collate_runs) for d in r.sure_draws]
+    if not any(d.stream in (TORCH, PYTHON_RANDOM) for d in draws):
         return False
     for reached in run.functions:
         frame = reached.frame
