@@ -11,14 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, List, Optional, Set, Tuple
+from typing import List, Optional, Protocol, Sequence, Set, Tuple
 
-from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.flow import ValueFlow
+from seedlint.analysis.loaders import LoaderCall, Loaders
 from seedlint.analysis.objects import Constant, Frame
 from seedlint.facts.model import MODULE_CODE, Const, ModuleFacts, Name, Span
 
-if TYPE_CHECKING:
-    from seedlint.analysis.project import Project
+
+class Program(Protocol):
+    """What the start-method search reads of the project (``analysis.project.Project``)."""
+
+    flow: ValueFlow
+    loaders: Loaders
+    modules: Sequence[ModuleFacts]
 
 PICKLING_METHODS = ("spawn", "forkserver")
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
@@ -42,7 +48,7 @@ class StartMethod:
 class StartMethods:
     """The start method of each loader, memoised per run."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Program) -> None:
         self.project = project
 
     @cached_property
@@ -54,7 +60,7 @@ class StartMethods:
         return _loader_context(self.project, loader, frame) or _start_method_of_program(self.project, loader, self.in_code)
 
 
-def _loader_context(project: Project, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
+def _loader_context(project: Program, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
     names = set()
     for value in project.loaders.argument(loader, "multiprocessing_context", frame).values:
         if isinstance(value, Constant) and isinstance(value.value, str):
@@ -71,7 +77,7 @@ def _loader_context(project: Project, loader: LoaderCall, frame: Frame) -> Optio
     return StartMethod(names.pop(), "multiprocessing_context on the loader", loader.module, loader.call.span)
 
 
-def _context_method(project: Project, value) -> Optional[str]:
+def _context_method(project: Program, value) -> Optional[str]:
     """``multiprocessing.get_context("spawn")``: the method it names."""
     from seedlint.analysis.objects import ExternalInstance
 
@@ -82,7 +88,7 @@ def _context_method(project: Project, value) -> Optional[str]:
     return None
 
 
-def _start_methods_in_code(project: Project) -> List[Tuple[str, StartMethod]]:
+def _start_methods_in_code(project: Program) -> List[Tuple[str, StartMethod]]:
     """(module path, start method) of each ``set_start_method`` call in the checked files."""
     flow = project.flow
     seen: List[Tuple[str, StartMethod]] = []
@@ -98,7 +104,7 @@ def _start_methods_in_code(project: Project) -> List[Tuple[str, StartMethod]]:
     return seen
 
 
-def _start_method_of_program(project: Project, loader: LoaderCall, set_in_code: List[Tuple[str, StartMethod]]) -> StartMethod:
+def _start_method_of_program(project: Program, loader: LoaderCall, set_in_code: List[Tuple[str, StartMethod]]) -> StartMethod:
     """The start method set in the loader's own program: its module, or a module whose
     functions call the loader's function (up to three calls up). An unrelated script's
     ``set_start_method`` says nothing about this loader. spawn and forkserver win over fork."""
@@ -112,7 +118,7 @@ def _start_method_of_program(project: Project, loader: LoaderCall, set_in_code: 
     return methods[0] if methods else StartMethod(None)
 
 
-def _program_modules(project: Project, loader: LoaderCall) -> Set[str]:
+def _program_modules(project: Program, loader: LoaderCall) -> Set[str]:
     flow = project.flow
     paths = {loader.module.path}
     frontier = [flow.function_frame(loader.module, loader.function)]

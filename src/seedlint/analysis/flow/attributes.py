@@ -1,0 +1,357 @@
+"""Attributes and receivers: ``self.x`` from every assignment in the class's MRO, class
+attributes, properties, dataclass fields, attributes a library base class stores
+(``VisionDataset.transform``, Lightning's ``hparams``), argparse defaults, assignments made
+from outside the class.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from seedlint.analysis import library
+from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef
+from seedlint.analysis.objects import (
+    COMMAND_LINE,
+    NONE,
+    NOTHING,
+    UNKNOWN_SET,
+    ArgsObj,
+    ClassObj,
+    Constant,
+    DictObj,
+    External,
+    ExternalInstance,
+    Frame,
+    FunctionObj,
+    HParams,
+    Instance,
+    MethodOf,
+    ModuleObj,
+    Obj,
+    SeqObj,
+    SuperObj,
+    Values,
+)
+from seedlint.facts.model import (
+    MODULE_CODE,
+    Call,
+    Const,
+    Function,
+    ModuleFacts,
+    Name,
+    Value,
+)
+from seedlint.analysis.flow.shared import (
+    _option_dest,
+    _same_parser,
+    _group_of,
+    _is_classmethod,
+    _spelled,
+    _is_dataclass,
+    _is_super_init,
+    _constant_strings,
+    union,
+)
+
+
+class AttributesMixin:
+    def attribute(self, values: Values, name: str) -> Values:
+        return union(self.attribute_of(obj, name) for obj in values)
+
+    def attribute_of(self, obj: Obj, name: str) -> Values:
+        key = (obj.key, name)
+        found = self._attributes.get(key)
+        if found is not None:
+            return found
+        self._attributes[key] = NOTHING
+        found = self._attribute_of(obj, name)
+        self._attributes[key] = found
+        return found
+
+    def _attribute_of(self, obj: Obj, name: str) -> Values:
+        if isinstance(obj, ModuleObj):
+            return self.module_member(obj.module, name)
+        if isinstance(obj, Instance):
+            return self._instance_attribute(obj, name)
+        if isinstance(obj, ClassObj):
+            return self._class_attribute(obj.cls, name)
+        if isinstance(obj, External):
+            return frozenset({External(f"{obj.qualified}.{name}")})
+        if isinstance(obj, SuperObj):
+            return self._super_attribute(obj, name)
+        if isinstance(obj, ExternalInstance):
+            held = library.LIBRARY_ATTRIBUTES.get(obj.qualified, {}).get(name)
+            if held is not None:
+                argument = obj.site.call.argument(*held)
+                return self.eval(argument, obj.site.frame) if argument is not None else frozenset({NONE})
+            return frozenset({MethodOf(obj, name)})
+        if isinstance(obj, ArgsObj) and not obj.pair:
+            return self._argparse_default(obj.parser, name)
+        if isinstance(obj, HParams):
+            return self.param(obj.init_frame, name) if obj.holds(name) else UNKNOWN_SET
+        if isinstance(obj, (DictObj, SeqObj, Constant, FunctionObj, MethodOf)):
+            return frozenset({MethodOf(obj, name)})
+        return UNKNOWN_SET
+
+    def _argparse_default(self, parser: ExternalInstance, dest: str) -> Values:
+        """The values the option stored in ``dest`` may hold: its default, or whatever the
+        command line may give it (the constants of ``choices``, ``True`` for a
+        ``store_true`` flag, anything for a free value). A ``set_defaults`` key that no
+        option writes is exactly its value."""
+        defaults: List[Values] = []
+        overridden: Optional[Values] = None
+        command_line: List[Values] = []
+        for module, function, call in self._parser_calls().get(dest, ()):
+            method = call.func.dotted.rsplit(".", 1)[-1]
+            frame = self.function_frame(module, function)
+            receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
+            holders = self.eval(receiver, frame)
+            if not any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
+                continue
+            if method == "set_defaults":
+                if overridden is None:
+                    overridden = self.eval(call.kwarg(dest), frame)
+                continue
+            command_line.append(self._command_line_values(call, frame))
+            if call.kwarg("required") is not None and self.truth(call.kwarg("required"), frame) is not False:
+                continue
+            default = call.kwarg("default")
+            if default is not None:
+                defaults.append(self.eval(default, frame))
+            else:
+                action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None
+                implied = {"store_true": False, "store_false": True}.get(action.value if action else None)
+                defaults.append(frozenset({Constant(implied)}))
+        if overridden is not None:
+            defaults = [overridden]
+        if not defaults and not command_line:
+            return UNKNOWN_SET
+        return union(defaults + command_line)
+
+    def _command_line_values(self, call: Call, frame: Frame) -> Values:
+        """What a command line may store through one ``add_argument``."""
+        action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None
+        kind = action.value if action is not None else None
+        if kind == "store_true":
+            return frozenset({Constant(True)})
+        if kind == "store_false":
+            return frozenset({Constant(False)})
+        if kind == "store_const" and call.kwarg("const") is not None:
+            return self.eval(call.kwarg("const"), frame)
+        choices = call.kwarg("choices")
+        if choices is not None and kind in (None, "store") and call.kwarg("nargs") is None:
+            values = self.elements(self.eval(choices, frame))
+            if values and all(isinstance(v, Constant) for v in values):
+                return values
+        return frozenset({COMMAND_LINE})
+
+    def _parser_calls(self) -> Dict[str, List[Tuple[ModuleFacts, Function, Call]]]:
+        """``add_argument``/``set_defaults`` calls of the analysed modules, by the option they
+        set (modules analysed later are added when they appear)."""
+        table = self._parsers
+        for module in self._new_modules("parsers"):
+            for function, call in module.all_calls():
+                if not (isinstance(call.func, Name) and "." in call.func.dotted):
+                    continue
+                method = call.func.dotted.rsplit(".", 1)[-1]
+                if method == "add_argument":
+                    dest = _option_dest(call)
+                    if dest:
+                        table.setdefault(dest, []).append((module, function, call))
+                elif method == "set_defaults":
+                    for key, _ in call.kwargs:
+                        table.setdefault(key, []).insert(0, (module, function, call))
+        return table
+
+    def _new_modules(self, table: str) -> List[ModuleFacts]:
+        """Analysed modules a per-module table has not seen yet."""
+        seen = self._scanned.setdefault(table, set())
+        fresh = [m for path, m in list(self.index.modules.items()) if path not in seen]
+        seen.update(m.path for m in fresh)
+        return fresh
+
+    def _class_attribute(self, cls: ClassRef, name: str) -> Values:
+        method = self.index.method(cls, name)
+        if method is not None:
+            if _is_classmethod(method.function):
+                return frozenset({FunctionObj(method, ClassObj(cls))})
+            return frozenset({FunctionObj(method)})
+        found: List[Values] = []
+        for item in self.index.mro(cls):
+            frame = self.module_frame(item.module)
+            found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]
+            nested = item.module.classes.get(f"{item.cls.qualname}.{name}")
+            if nested is not None:
+                found.append(frozenset({ClassObj(ClassRef(item.module, nested))}))
+        return union(found) if found else UNKNOWN_SET
+
+    def _instance_attribute(self, instance: Instance, name: str) -> Values:
+        cls = instance.cls
+        method = self.index.method(cls, name)
+        if method is not None:
+            decorators = method.function.decorators
+            if any(_spelled(d) in ("property", "cached_property") for d in decorators):
+                frame = self.method_frame(method, instance)
+                return union(self.eval(v, frame) for v in method.function.returns) if method.function.returns else UNKNOWN_SET
+            if any(isinstance(d, Name) and d.dotted == "staticmethod" for d in decorators):
+                return frozenset({FunctionObj(method)})
+            if _is_classmethod(method.function):
+                return frozenset({FunctionObj(method, ClassObj(cls))})
+            return frozenset({FunctionObj(method, instance)})
+        found: List[Values] = []
+        field = self._dataclass_field(instance, name)
+        if field is not None:
+            found.append(field)
+        unknown_base = False
+        for item in self.index.mro(cls):
+            for qualname in item.cls.methods.values():
+                function = item.module.functions[qualname]
+                if not function.params or not self.receiver_param(FunctionRef(item.module, function)):
+                    continue
+                target = f"{function.params[0]}.{name}"
+                assigns = [a for a in function.assigns if a.target == target]
+                mutations = self._mutation_calls(item.module, function, target)
+                if not assigns and not mutations:
+                    continue
+                frame = self.method_frame(FunctionRef(item.module, function), instance)
+                values = union(self.eval(a.value, frame) for a in assigns if self.guards_may_hold(a.guards, frame))
+                if mutations:
+                    values = self._with_mutations(values or frozenset({SeqObj([], indexable=False)}), function, target, frame)
+                found.append(values)
+            frame = self.module_frame(item.module)
+            if field is None:
+                found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]
+            nested = item.module.classes.get(f"{item.cls.qualname}.{name}")
+            if nested is not None:
+                found.append(frozenset({ClassObj(ClassRef(item.module, nested))}))
+            unknown_base = unknown_base or any(
+                not isinstance(b, ClassRef) and not (isinstance(b, ExternalRef) and b.qualified in ("object", "typing.Generic"))
+                for b in self.index.bases(item)
+            )
+        found += self._outside_assignments(instance, name)
+        if not found:
+            found = self._library_base_attribute(instance, name)
+        if not found:
+            return UNKNOWN_SET
+        values = union(found)
+        return values | UNKNOWN_SET if unknown_base and not values else values
+
+    def _dataclass_field(self, instance: Instance, name: str) -> Optional[Values]:
+        """A field of a ``@dataclass`` object: what the construction passes for it (by
+        keyword, or by position in field order, base classes' fields first), else its
+        default. None when ``name`` is not such a field or the construction is not known."""
+        order = list(reversed(self.index.mro(instance.cls)))
+        if instance.site is None or not any(_is_dataclass(item.cls) for item in order):
+            return None
+        if any("__init__" in item.cls.methods for item in order):
+            return None
+        fields: List[str] = []
+        default: Optional[Tuple[Value, ModuleFacts]] = None
+        for item in order:
+            if not _is_dataclass(item.cls):
+                continue
+            for field in item.cls.fields:
+                if field not in fields:
+                    fields.append(field)
+            if name in item.cls.fields:
+                assigned = [a.value for a in item.cls.body_assigns if a.target == name]
+                default = (assigned[-1], item.module) if assigned else None
+        if name not in fields:
+            return None
+        call = instance.site.call
+        argument = call.argument(name, fields.index(name))
+        if argument is not None:
+            return self.eval(argument, instance.site.frame)
+        if call.star_args or call.star_kwargs:
+            return UNKNOWN_SET
+        if default is None:
+            return UNKNOWN_SET
+        value, module = default
+        if isinstance(value, Call) and _spelled(value.func) == "field":
+            given = value.kwarg("default")
+            return self.eval(given, self.module_frame(module)) if given is not None else UNKNOWN_SET
+        return self.eval(value, self.module_frame(module))
+
+    def _library_base_attribute(self, instance: Instance, name: str) -> List[Values]:
+        """An attribute a library base class's ``__init__`` stores (``library.BASE_ATTRIBUTES``,
+        Lightning's ``hparams``), from the base-initialiser call the project's ``__init__`` makes."""
+        bases = self.index.external_bases(instance.cls)
+        if name == "hparams" and any(b.split(".", 1)[0] in library.HPARAMS_ROOTS for b in bases):
+            return self._hparams(instance)
+        held = next((library.BASE_ATTRIBUTES[b][name] for b in bases if name in library.BASE_ATTRIBUTES.get(b, {})), None)
+        if held is None:
+            return []
+        for init, frame, call in self._base_initialiser_calls(instance):
+            for target in self.callee_objects(call, frame):
+                if isinstance(target, External) and target.qualified.rpartition(".")[0] in library.BASE_ATTRIBUTES:
+                    shift = 0 if _is_super_init(call) else 1
+                    found = []
+                    for parameter, position in held:
+                        argument = call.argument(parameter, position + shift)
+                        if argument is not None:
+                            found.append(self.eval(argument, frame))
+                    return found or [frozenset({NONE})]
+        return []
+
+    def _base_initialiser_calls(self, instance: Instance) -> Iterator[Tuple[FunctionRef, Frame, Call]]:
+        """``super().__init__(...)`` / ``Base.__init__(self, ...)`` calls in the ``__init__``
+        methods of the object's class and its project bases."""
+        for item in self.index.mro(instance.cls):
+            qualname = item.cls.methods.get("__init__")
+            if qualname is None:
+                continue
+            init = FunctionRef(item.module, item.module.functions[qualname])
+            frame = self.method_frame(init, instance)
+            for call in init.function.calls:
+                if _spelled(call.func) == "__init__":
+                    yield init, frame, call
+
+    def _hparams(self, instance: Instance) -> List[Values]:
+        for item in self.index.mro(instance.cls):
+            qualname = item.cls.methods.get("__init__")
+            if qualname is None:
+                continue
+            init = FunctionRef(item.module, item.module.functions[qualname])
+            receiver = init.function.params[0] if init.function.params else "self"
+            for call in init.function.calls:
+                if not (isinstance(call.func, Name) and call.func.dotted == f"{receiver}.save_hyperparameters"):
+                    continue
+                if call.star_args or call.star_kwargs or not all(isinstance(a, Const) and isinstance(a.value, str) for a in call.args):
+                    return []
+                ignored = call.kwarg("ignore")
+                ignored_names = _constant_strings(ignored) if ignored is not None else ()
+                if ignored_names is None:
+                    return []
+                names = tuple(a.value for a in call.args) or None
+                return [frozenset({HParams(self.method_frame(init, instance), names, ignored_names)})]
+        return []
+
+    def _super_attribute(self, obj: SuperObj, name: str) -> Values:
+        order = self.index.mro(obj.receiver.cls) if isinstance(obj.receiver, Instance) else self.index.mro(obj.cls)
+        keys = [c.key for c in order]
+        start = keys.index(obj.cls.key) + 1 if obj.cls.key in keys else 1
+        for item in order[start:]:
+            qualname = item.cls.methods.get(name)
+            if qualname is not None:
+                return frozenset({FunctionObj(FunctionRef(item.module, item.module.functions[qualname]), obj.receiver)})
+        external = self.index.external_bases(obj.cls)
+        return frozenset({External(f"{external[0] if external else 'object'}.{name}")})
+
+    def _outside_assignments(self, instance: Instance, name: str) -> List[Values]:
+        """``obj.name = value`` written outside the class, where ``obj`` may be ``instance``."""
+        for module in self._new_modules("outside"):
+            for function in module.functions.values():
+                receiver_name = function.params[0] if function.class_name and function.params else None
+                for assign in function.assigns:
+                    head, _, attribute = assign.target.rpartition(".")
+                    if head and head.split(".", 1)[0] != receiver_name:
+                        self._outside.setdefault(attribute, []).append((module, function, assign, head))
+        found: List[Values] = []
+        for module, function, assign, head in self._outside.get(name, ()):
+            frame = self.function_frame(module, function)
+            holder = Name(head, assign.span, None, function.qualname)
+            if function.qualname == MODULE_CODE:
+                holder = Name(head, assign.span, f"{module.name}.{head}" if module.name else head, "")
+            if any(isinstance(o, Instance) and o.cls.key == instance.cls.key for o in self.eval(holder, frame)):
+                found.append(self.eval(assign.value, frame))
+        return found

@@ -1,0 +1,246 @@
+"""Calls: project functions and classes (a frame per call), library callables the flow
+sees through (``library`` tables: pass-throughs, ``partial``, ``dict``, ``super``), and
+methods of dicts, sequences and registries.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+from seedlint.analysis import library
+from seedlint.analysis.index import ClassRef
+from seedlint.analysis.objects import (
+    NONE,
+    UNKNOWN,
+    UNKNOWN_SET,
+    ArgsObj,
+    ClassObj,
+    DictObj,
+    Entry,
+    External,
+    ExternalInstance,
+    Frame,
+    FunctionObj,
+    Instance,
+    MethodOf,
+    ModuleObj,
+    Obj,
+    SeqObj,
+    Site,
+    SuperObj,
+    Values,
+)
+from seedlint.facts.model import (
+    Attr,
+    Call,
+    Name,
+    Value,
+)
+from seedlint.analysis.flow.shared import (
+    _spelled,
+    _closed_sequence,
+    union,
+)
+
+
+class CallsMixin:
+    def _call(self, call: Call, frame: Frame) -> Values:
+        func = call.func
+        if isinstance(func, Attr) and isinstance(func.value, Call) and self._is_super_call(func.value, frame):
+            receiver = self._super(frame)
+            callees = self.attribute(receiver, func.attr)
+        else:
+            callees = self._able_to_bind(self.eval(func, frame), call)
+        return union(self.call_object(obj, Site(frame, call)) for obj in callees)
+
+    def _able_to_bind(self, callees: Values, call: Call) -> Values:
+        """Of several classes a call may build (``data_dict[args.data](root, size=s)``), those
+        whose ``__init__`` accepts the arguments written: a class that would raise
+        ``TypeError`` there is not what that call builds. All of them when none does."""
+        classes = [obj for obj in callees if isinstance(obj, ClassObj)]
+        if len(classes) < 2 or call.star_args or call.star_kwargs:
+            return callees
+        refused = frozenset(obj for obj in classes if not self._accepts(obj.cls, call))
+        return callees - refused if len(refused) < len(classes) else callees
+
+    def _accepts(self, cls: ClassRef, call: Call) -> bool:
+        init = self.index.method(cls, "__init__")
+        if init is None:
+            return True
+        function = init.function
+        kinds = dict(zip(function.params[1:], function.param_kinds[1:]))
+        positional = [name for name, kind in kinds.items() if kind in ("posonly", "normal")]
+        if len(call.args) > len(positional) and "star" not in kinds.values():
+            return False
+        given = set(positional[:len(call.args)])
+        for keyword, _ in call.kwargs:
+            if kinds.get(keyword) in ("normal", "kwonly"):
+                given.add(keyword)
+            elif "starstar" not in kinds.values():
+                return False
+        defaults = {name for name, _ in function.defaults}
+        required = [name for name, kind in kinds.items() if kind in ("posonly", "normal", "kwonly") and name not in defaults]
+        return all(name in given for name in required)
+
+    def _is_super_call(self, call: Call, frame: Frame) -> bool:
+        return isinstance(call.func, Name) and call.func.qualified == "builtins.super"
+
+    def _super(self, frame: Frame) -> Values:
+        owner = self.index.class_of(frame.function)
+        if owner is None:
+            return UNKNOWN_SET
+        receivers = self.param(frame, frame.function.function.params[0]) if frame.function.function.params else UNKNOWN_SET
+        return frozenset(SuperObj(owner, r) for r in receivers if r is not None) or frozenset({SuperObj(owner, None)})
+
+    def call_object(self, obj: Obj, site: Site) -> Values:
+        if isinstance(obj, ClassObj):
+            return frozenset({Instance(obj.cls, site, chosen=obj.chosen)})
+        if isinstance(obj, FunctionObj):
+            return self._call_function(obj, site)
+        if isinstance(obj, External):
+            return self._call_external(obj.qualified, site)
+        if isinstance(obj, Instance):
+            method = self.index.method(obj.cls, "__call__")
+            if method is None:
+                return UNKNOWN_SET
+            return self._call_function(FunctionObj(method, obj), site)
+        if isinstance(obj, MethodOf):
+            return self._call_method_of(obj, site)
+        return UNKNOWN_SET
+
+    def callee_frame(self, obj: FunctionObj, site: Site) -> Frame:
+        offset = 1 if obj.receiver is not None and self.receiver_param(obj.function) else 0
+        return self.frame(obj.function, obj.receiver, Site(site.frame, site.call, offset, obj.partial))
+
+    def _call_function(self, obj: FunctionObj, site: Site) -> Values:
+        function = obj.function.function
+        if obj.receiver is not None and self.registries.is_registry(obj.receiver):
+            if function.name in library.REGISTRY_BUILDS:
+                config = site.call.args[0] if site.call.args else None
+                return self.registries.build(frozenset({obj.receiver}), config, site.frame, site)
+            if function.name in library.REGISTRY_LOOKUPS and site.call.args:
+                return self.registries.lookup(obj.receiver, site.call.args[0], site.frame)
+        if any(_spelled(d) == "property" for d in function.decorators):
+            return UNKNOWN_SET
+        frame = self.callee_frame(obj, site)
+        if function.yields or function.yield_froms:
+            entries = [Entry(v, frame) for v in function.yields] + [Entry(v, frame, spread=True) for v in function.yield_froms]
+            return frozenset({SeqObj(entries, indexable=False)})
+        if not function.returns:
+            return frozenset({NONE})
+        guards = function.return_guards if len(function.return_guards) == len(function.returns) else [()] * len(function.returns)
+        running = [value for value, guard in zip(function.returns, guards) if self.guards_may_hold(guard, frame)]
+        return union(self.eval(value, frame) for value in running) if running else UNKNOWN_SET
+
+    def _call_external(self, qualified: str, site: Site) -> Values:
+        call, frame = site.call, site.frame
+        if qualified in library.PASS_THROUGH:
+            argument = call.args[library.PASS_THROUGH[qualified]] if len(call.args) > library.PASS_THROUGH[qualified] else None
+            if argument is not None:
+                return self.eval(argument, frame)
+            return UNKNOWN_SET if qualified not in ("list", "tuple") else frozenset({SeqObj([])})
+        if qualified in library.DATASET_COMBINERS:
+            argument = call.argument("datasets", 0)
+            return self.elements(self.eval(argument, frame)) if argument is not None else UNKNOWN_SET
+        if qualified in library.SPLITTERS:
+            argument = call.argument("dataset", 0)
+            return frozenset({SeqObj([Entry(argument, frame)], indexable=False)}) if argument is not None else UNKNOWN_SET
+        if qualified in library.PARTIAL and call.args:
+            found: Set[Obj] = set()
+            for target in self.eval(call.args[0], frame):
+                if isinstance(target, FunctionObj):
+                    chained = Site(site.frame, site.call, site.offset, target.partial) if target.partial is not None else site
+                    found.add(FunctionObj(target.function, target.receiver, chained))
+                elif isinstance(target, ClassObj):
+                    found.add(target)
+                else:
+                    found.add(UNKNOWN)
+            return frozenset(found)
+        if qualified in library.DICT:
+            entries = [Entry(v, frame, key) for key, v in call.kwargs]
+            zipped = self._zipped_entries(call.args[0], frame) if call.args else None
+            entries += zipped if zipped is not None else [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1]]
+            entries += [Entry(v, frame, Entry.ANY, spread=True) for v in call.double_stars]
+            return frozenset({DictObj(entries, open=call.star_args)})
+        if qualified in library.GETATTR and len(call.args) >= 2:
+            return self._getattr(call, frame)
+        if qualified in library.IMPORT_MODULE and call.args:
+            name = self.constant(call.args[0], frame)
+            if name is not None and isinstance(name.value, str):
+                module = self.index.module_named(name.value, frame.module)
+                return frozenset({ModuleObj(module)}) if module is not None else frozenset({External(name.value)})
+            return UNKNOWN_SET
+        if qualified in library.NAMESPACE_LOOKUPS:
+            if qualified == "eval" and call.args:
+                return self._eval_lookup(call.args[0], frame)
+            return frozenset({MethodOf(ModuleObj(frame.module), "__dict__")})
+        if qualified in library.SUPER:
+            return self._super(frame)
+        if qualified in library.TYPE and len(call.args) == 3:
+            return self._runtime_class(call, frame)
+        if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
+            return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
+        return frozenset({ExternalInstance(qualified, site)})
+
+    def _zipped_entries(self, value: Value, frame: Frame) -> Optional[List[Entry]]:
+        """``dict(zip(keys, values))``: keys paired with values when both are closed
+        sequences of the same length, else every value under any key; None when ``value``
+        is not a ``zip`` of two."""
+        if not (isinstance(value, Call) and isinstance(value.func, Name) and value.func.qualified == "builtins.zip"):
+            return None
+        if len(value.args) != 2 or value.star_args:
+            return None
+        keys, values = self.eval(value.args[0], frame), self.eval(value.args[1], frame)
+        if len(keys) == 1 and len(values) == 1:
+            key_seq, value_seq = next(iter(keys)), next(iter(values))
+            if _closed_sequence(key_seq) and _closed_sequence(value_seq) and len(key_seq.entries) == len(value_seq.entries):
+                pairs = zip(key_seq.entries, value_seq.entries)
+                return [Entry(v.value, v.frame, self._static_key(k.value, k.frame)) for k, v in pairs]
+        found = [Entry(v.value, v.frame, Entry.ANY) for seq in values if isinstance(seq, SeqObj) for v in seq.entries if not v.spread]
+        if any(not isinstance(seq, SeqObj) or seq.open or any(v.spread for v in seq.entries) for seq in values):
+            found.append(Entry(value, frame, Entry.ANY, spread=True))
+        return found
+
+    def _call_method_of(self, obj: MethodOf, site: Site) -> Values:
+        receiver, name, call, frame = obj.receiver, obj.name, site.call, site.frame
+        if isinstance(receiver, DictObj):
+            if name in ("get", "pop", "setdefault") and call.args:
+                if self._certainly_missing(receiver, call.args[0], frame):
+                    return self.eval(call.args[1], frame) if len(call.args) > 1 else frozenset({NONE})
+                found = self.item(frozenset({receiver}), call.args[0], frame)
+                if len(call.args) > 1:
+                    found |= self.eval(call.args[1], frame)
+                elif name == "get":
+                    found |= frozenset({NONE})
+                return found
+            if name == "copy":
+                return frozenset({receiver})
+            if name == "values":
+                return frozenset({SeqObj((e for e in self.dict_entries(receiver)), receiver.open, indexable=False)})
+            return UNKNOWN_SET
+        if isinstance(receiver, ExternalInstance) and name in library.RETURNS_RECEIVER:
+            return frozenset({receiver})
+        if isinstance(receiver, ExternalInstance) and receiver.qualified in library.ARGUMENT_PARSERS:
+            if name in ("parse_args", "parse_known_args"):
+                return frozenset({ArgsObj(receiver, pair=name == "parse_known_args")})
+        if isinstance(receiver, SeqObj) and name in ("copy", "__iter__"):
+            return frozenset({receiver})
+        if self.registries.is_registry(receiver):
+            if name in library.REGISTRY_LOOKUPS and call.args:
+                return self.registries.lookup(receiver, call.args[0], frame)
+            if name in library.REGISTRY_BUILDS:
+                config = call.args[0] if call.args else None
+                return self.registries.build(frozenset({receiver}), config, frame, site)
+        if isinstance(receiver, ModuleObj) and name == "__dict__":
+            return UNKNOWN_SET
+        return UNKNOWN_SET
+
+    def _certainly_missing(self, holder: DictObj, index: Value, frame: Frame) -> bool:
+        """A closed dict whose entries, all with constant keys, have none for this constant key
+        (``{"mixup": 0.5}.get("noise")`` is the default)."""
+        if holder.open:
+            return False
+        key = self.constant(index, frame)
+        if key is None:
+            return False
+        return all(not e.spread and e.key is not Entry.ANY and e.key != key.value for e in self.dict_entries(holder))

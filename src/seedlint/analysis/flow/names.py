@@ -1,0 +1,223 @@
+"""Names and assignments: a local name to the assignments that may reach its read (flow
+sensitive within the function: the other arm of an ``if`` and blocks that end in ``return``
+do not reach), loop and tuple targets, lists and dicts grown by ``append``/``update``, module
+members (with star imports and names a function declares ``global``).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+from seedlint.analysis import library
+from seedlint.analysis.index import ClassRef, FunctionRef, exported
+from seedlint.analysis.objects import (
+    UNKNOWN_SET,
+    ClassObj,
+    DictObj,
+    Entry,
+    External,
+    Frame,
+    FunctionObj,
+    ModuleObj,
+    Obj,
+    SeqObj,
+    Values,
+)
+from seedlint.facts.model import (
+    MODULE_CODE,
+    Call,
+    Function,
+    Guard,
+    ModuleFacts,
+    Name,
+    Span,
+)
+from seedlint.analysis.flow.shared import (
+    _reaching,
+    _inside,
+    _spelled_last,
+    _is_dict_mutator,
+    union,
+    LIST_MUTATORS,
+    DICT_MUTATORS,
+)
+
+
+class NamesMixin:
+    def _name(self, name: Name, frame: Frame) -> Values:
+        if name.qualified is not None:
+            return self.global_name(name.qualified, frame.module)
+        module = frame.module
+        if name.scope != frame.function.function.qualname:
+            scope = module.functions.get(name.scope)
+            if scope is None:
+                return UNKNOWN_SET
+            frame = self._enclosing_frame(frame, scope)
+        values = self._local(name.root, frame, name.span)
+        for part in name.rest.split(".") if name.rest else ():
+            values = self.attribute(values, part)
+        return values
+
+    def _enclosing_frame(self, frame: Frame, scope: Function) -> Frame:
+        """A closure reads its enclosing function's locals: in that function's own frame
+        when the closure was made there (a lambda defined in the frame's function), else
+        from any call."""
+        return self.function_frame(frame.module, scope)
+
+    def _local(self, root: str, frame: Frame, read: Optional[Span] = None) -> Values:
+        function = frame.function.function
+        module = frame.module
+        found: List[Values] = []
+        assigns = [a for a in function.assigns if a.target == root and self.guards_may_hold(a.guards, frame)]
+        killed = False
+        if read is not None:
+            assigns, killed = _reaching(function, assigns, read, self._read_guards(function, read))
+        if root in function.params and not killed:
+            found.append(self.param(frame, root))
+        for assign in assigns:
+            found.append(self.eval(assign.value, frame))
+        for loop in function.loops:
+            if loop.target == root:
+                found.append(self.elements(self.eval(loop.iterable, frame)))
+        nested = module.functions.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
+        if nested is not None:
+            found.append(frozenset({FunctionObj(FunctionRef(module, nested))}))
+        local_class = module.classes.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
+        if local_class is not None:
+            found.append(frozenset({ClassObj(ClassRef(module, local_class))}))
+        if function.qualname == MODULE_CODE:
+            return self.global_name(f"{module.name}.{root}" if module.name else root, module)
+        values = union(found) if found else UNKNOWN_SET
+        return self._with_mutations(values, function, root, frame)
+
+    def _read_guards(self, function: Function, read: Span) -> Optional[Tuple[Guard, ...]]:
+        """The ``if`` guards a read runs under: those of the innermost call around it (the
+        loader call that passes the name), None when no call encloses it."""
+        key = (id(function), read.line, read.col)
+        if key in self._guards_at:
+            return self._guards_at[key]
+        best: Optional[Call] = None
+        for call in function.calls:
+            if _inside(call.span, read) and (best is None or _inside(best.span, call.span)):
+                best = call
+        found = self._guards_at[key] = best.guards if best is not None else None
+        return found
+
+    def _with_mutations(self, values: Values, function: Function, dotted: str, frame: Frame) -> Values:
+        """A list or dict that ``dotted.append(x)`` / ``dotted.update(...)`` calls in
+        ``function`` add to: their arguments join its entries."""
+        if not any(isinstance(v, (SeqObj, DictObj)) for v in values):
+            return values
+        mutations = self._mutation_calls(frame.module, function, dotted)
+        stored = [
+            Entry(item.value, frame, self._static_key(item.key, frame)) for item in function.item_assigns
+            if isinstance(item.container, Name) and item.container.qualified is None and item.container.dotted == dotted
+            and self.guards_may_hold(item.guards, frame)
+        ]
+        if not mutations and not stored:
+            return values
+        changed: Set[Obj] = set()
+        for obj in values:
+            if isinstance(obj, SeqObj):
+                extra = [Entry(call.args[-1], frame, spread=spread) for call, spread in mutations if call.args and not _is_dict_mutator(call)]
+                changed.add(SeqObj(obj.entries + tuple(extra), obj.open, indexable=False))
+            elif isinstance(obj, DictObj):
+                extra = []
+                for call, _ in mutations:
+                    if not _is_dict_mutator(call):
+                        continue
+                    extra += [Entry(v, frame, key) for key, v in call.kwargs]
+                    extra += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1] if _spelled_last(call) == "update"]
+                changed.add(DictObj(obj.entries + tuple(extra) + tuple(stored), obj.open, obj.origin))
+            else:
+                changed.add(obj)
+        return frozenset(changed)
+
+    def _mutation_calls(self, module: ModuleFacts, function: Function, dotted: str) -> List[Tuple[Call, bool]]:
+        key = (module.path, function.qualname, dotted)
+        found = self._mutations.get(key)
+        if found is None:
+            found = []
+            for call in function.calls:
+                func = call.func
+                if isinstance(func, Name) and func.qualified is None and func.dotted.rpartition(".")[0] == dotted:
+                    method = func.dotted.rpartition(".")[2]
+                    if method in LIST_MUTATORS or method in DICT_MUTATORS:
+                        found.append((call, LIST_MUTATORS.get(method, False)))
+            self._mutations[key] = found
+        return found
+
+    def global_name(self, qualified: str, near: ModuleFacts) -> Values:
+        """What a fully qualified name stands for: a project module's member, or a library object."""
+        key = (qualified, near.path)
+        found = self._globals.get(key)
+        if found is not None:
+            return found
+        self._globals[key] = UNKNOWN_SET
+        found = self._resolve_global(qualified, near)
+        self._globals[key] = found
+        return found
+
+    def _resolve_global(self, qualified: str, near: ModuleFacts) -> Values:
+        if qualified.startswith("builtins."):
+            return frozenset({External(qualified[len("builtins."):])})
+        parts = qualified.split(".")
+        if library.owns(parts[0], near.name or ""):
+            return frozenset({External(qualified)})
+        for cut in range(len(parts), 0, -1):
+            module = self.index.module_named(".".join(parts[:cut]), near)
+            if module is not None:
+                values: Values = frozenset({ModuleObj(module)})
+                for part in parts[cut:]:
+                    values = self.attribute(values, part)
+                return values
+        return frozenset({External(qualified)})
+
+    def module_member(self, module: ModuleFacts, name: str) -> Values:
+        key = ("member", module.path, name)
+        found = self._attributes.get(key)
+        if found is not None:
+            return found
+        self._attributes[key] = UNKNOWN_SET
+        found = self._module_member(module, name)
+        self._attributes[key] = found
+        return found
+
+    def _module_member(self, module: ModuleFacts, name: str) -> Values:
+        if name in module.imports:
+            return self.global_name(module.imports[name], module)
+        if name in module.classes:
+            return frozenset({ClassObj(ClassRef(module, module.classes[name]))})
+        if name in module.functions and name != MODULE_CODE:
+            return frozenset({FunctionObj(FunctionRef(module, module.functions[name]))})
+        if module.toplevel.get(name) == "assign":
+            frame = self.module_frame(module)
+            found = [self.eval(a.value, frame) for a in module.module_code.assigns if a.target == name]
+            for writer in self._global_writers(module).get(name, ()):
+                writer_frame = self.function_frame(module, writer)
+                found += [self.eval(a.value, writer_frame) for a in writer.assigns if a.target == name]
+            values = union(found) if found else UNKNOWN_SET
+            values = self._with_mutations(values, module.module_code, name, frame)
+            return frozenset(v.with_origin((module.path, name)) if isinstance(v, DictObj) else v for v in values)
+        for star in module.star_imports:
+            target = self.index.module_named(star, module)
+            if target is not None and target is not module and exported(target, name):
+                found = self.module_member(target, name)
+                if found != UNKNOWN_SET:
+                    return found
+        if module.name:
+            sub = self.index.module_named(f"{module.name}.{name}", module)
+            if sub is not None:
+                return frozenset({ModuleObj(sub)})
+        return UNKNOWN_SET
+
+    def _global_writers(self, module: ModuleFacts) -> Dict[str, List[Function]]:
+        """The functions that assign each name they declare ``global``."""
+        found = self._writers.get(module.path)
+        if found is None:
+            found = {}
+            for function in module.functions.values():
+                for name in function.global_names:
+                    found.setdefault(name, []).append(function)
+            self._writers[module.path] = found
+        return found

@@ -1,0 +1,145 @@
+"""The questions rules and analyses ask of the flow: what a call may run, in which frames,
+which callables a call holds (passed or stored), what calling an object runs.
+"""
+
+from __future__ import annotations
+
+from typing import List, Set, Tuple
+
+from seedlint.analysis import library
+from seedlint.analysis.objects import (
+    NOTHING,
+    ClassObj,
+    DictObj,
+    External,
+    ExternalInstance,
+    Frame,
+    FunctionObj,
+    Instance,
+    Obj,
+    SeqObj,
+    Site,
+    Values,
+    ordered,
+)
+from seedlint.facts.model import (
+    MODULE_CODE,
+    Attr,
+    Call,
+    Name,
+    Value,
+)
+from seedlint.analysis.flow.shared import (
+    union,
+    LIST_MUTATORS,
+)
+
+
+class QuestionsMixin:
+    def callee_names(self, call: Call, frame: Frame) -> Set[str]:
+        """Qualified names of the library callables a call may invoke."""
+        return {o.qualified for o in self.eval(call.func, frame) if isinstance(o, External)}
+
+    def callee_objects(self, call: Call, frame: Frame) -> Values:
+        func = call.func
+        if isinstance(func, Attr) and isinstance(func.value, Call) and self._is_super_call(func.value, frame):
+            return self.attribute(self._super(frame), func.attr)
+        return self.eval(func, frame)
+
+    def resolved_without_loading(self, call: Call) -> bool:
+        """Whether the callee is a local name, a method on an object, or a name into a
+        project module already analysed: following it reads no further file."""
+        func = call.func
+        if not isinstance(func, Name) or func.qualified is None:
+            return True
+        parts = func.qualified.split(".")
+        if parts[0] in library.KNOWN_LIBRARIES or parts[0] == "builtins":
+            return False
+        return any(self.index.module_named(".".join(parts[:cut]), load=False) is not None for cut in range(len(parts), 0, -1))
+
+    def callee_frames(self, call: Call, frame: Frame) -> List[Tuple[Frame, FunctionObj]]:
+        """The frames of the project functions a call runs: functions, bound methods,
+        ``__init__`` of a class it constructs, ``__call__`` of an object it calls."""
+        found: List[Tuple[Frame, FunctionObj]] = []
+        site = Site(frame, call)
+        for obj in ordered(self.callee_objects(call, frame)):
+            if isinstance(obj, FunctionObj):
+                found.append((self.callee_frame(obj, site), obj))
+            elif isinstance(obj, ClassObj):
+                init = self.index.method(obj.cls, "__init__")
+                if init is not None:
+                    instance = Instance(obj.cls, site)
+                    target = FunctionObj(init, instance)
+                    found.append((self.callee_frame(target, site), target))
+            elif isinstance(obj, Instance):
+                method = self.index.method(obj.cls, "__call__")
+                if method is not None:
+                    target = FunctionObj(method, obj)
+                    found.append((self.callee_frame(target, site), target))
+        return found
+
+    def held_callables(self, call: Call, frame: Frame, depth: int = 0) -> Values:
+        """Project callables passed into a library call, which the library may call
+        (``Compose([RandomCrop(224), flip])``, ``map(self.load, paths)``), also inside
+        library objects passed along (a ``Compose`` inside a ``RandomApply``)."""
+        key = ("held", id(call), frame.key)
+        found = self._eval.get(key)
+        if found is not None:
+            return found
+        self._eval[key] = NOTHING
+        collected: List[Values] = []
+        for value in (*call.args, *(v for _, v in call.kwargs), *call.stars, *call.double_stars):
+            collected.append(self._callables_within(self.eval(value, frame), depth))
+        for value, spread in self._added_later(call, frame):
+            values = self.eval(value, frame)
+            collected.append(self._callables_within(self.elements(values) if spread else values, depth))
+        found = self._eval[key] = union(collected)
+        return found
+
+    def _added_later(self, call: Call, frame: Frame) -> List[Tuple[Value, bool]]:
+        """What the function adds to a list the built object holds, after building it:
+        ``pipeline = Compose([...])`` then ``pipeline.transforms.append(Cutout(16))``."""
+        function = frame.function.function
+        names = [a.target for a in function.assigns if a.value is call and "." not in a.target]
+        found: List[Tuple[Value, bool]] = []
+        for name in names:
+            for held in function.calls:
+                func = held.func
+                if not (isinstance(func, Name) and func.dotted.startswith(name + ".")):
+                    continue
+                if func.qualified is not None and function.qualname != MODULE_CODE:
+                    continue  # a global of the same name, not the local built here
+                parts = func.dotted.split(".")
+                if len(parts) != 3 or parts[2] not in LIST_MUTATORS or not held.args:
+                    continue
+                if self.guards_may_hold(held.guards, frame):
+                    found.append((held.args[-1], LIST_MUTATORS[parts[2]]))
+        return found
+
+    def _callables_within(self, values: Values, depth: int) -> Values:
+        found: Set[Obj] = set()
+        if depth > 3:
+            return NOTHING
+        for obj in values:
+            if isinstance(obj, (FunctionObj, Instance)):
+                found.add(obj)
+            elif isinstance(obj, (SeqObj, DictObj)):
+                entries = obj.entries if isinstance(obj, SeqObj) else self.dict_entries(obj)
+                for entry in entries:
+                    inner = self.eval(entry.value, entry.frame)
+                    found |= self._callables_within(self.elements(inner) if entry.spread else inner, depth + 1)
+            elif isinstance(obj, ExternalInstance):
+                found |= self.held_callables(obj.site.call, obj.site.frame, depth + 1)
+        return frozenset(found)
+
+    def as_called(self, values: Values) -> Values:
+        """What calling each of ``values`` runs: a project object's ``__call__`` method
+        (bound to it) in place of the object."""
+        changed = []
+        for value in values:
+            method = self.index.method(value.cls, "__call__") if isinstance(value, Instance) else None
+            changed.append(FunctionObj(method, value) if method is not None else value)
+        return frozenset(changed)
+
+    def instances_of(self, values: Values) -> List[Instance]:
+        return [v for v in values if isinstance(v, Instance)]

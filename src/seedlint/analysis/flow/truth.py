@@ -1,0 +1,187 @@
+"""Truth: whether a test holds in a frame (constants, comparisons, ``isinstance``, draws in
+``[0, 1)`` compared with a constant), whether guards may hold, narrowing by ``isinstance``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from seedlint.knowledge.global_draws import UNIT_INTERVAL_DRAWS
+from seedlint.analysis.objects import (
+    NONE,
+    NOTHING,
+    UNKNOWN,
+    ClassObj,
+    Constant,
+    External,
+    ExternalInstance,
+    Frame,
+    Instance,
+    Obj,
+    SeqObj,
+    Values,
+)
+from seedlint.facts.model import (
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    Guard,
+    Name,
+    Not,
+    Value,
+)
+from seedlint.analysis.flow.shared import (
+    _names_dataset,
+    _specific,
+    _same_library_class,
+    _simple,
+    _truth_of,
+    _compare_constants,
+    union,
+)
+
+
+class TruthMixin:
+    def truth(self, value: Value, frame: Frame) -> Optional[bool]:
+        """True or False when ``value`` certainly has that truth value in ``frame``."""
+        if isinstance(value, Not):
+            inner = self.truth(value.value, frame)
+            return None if inner is None else not inner
+        if isinstance(value, BoolOp):
+            parts = [self.truth(v, frame) for v in value.values]
+            if value.op == "and":
+                return False if False in parts else (True if all(p is True for p in parts) else None)
+            return True if True in parts else (False if all(p is False for p in parts) else None)
+        if isinstance(value, Compare):
+            return self._compare(value, frame)
+        if isinstance(value, Const):
+            return bool(value.value)
+        if not _simple(value):
+            return None  # a call (``isinstance(x, T)``, ``dist.is_initialized()``): not decided statically
+        values = self.eval(value, frame)
+        truths = {_truth_of(obj) for obj in values}
+        return truths.pop() if len(truths) == 1 else None
+
+    def _compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        unit = self._unit_draw_compare(value, frame)
+        if unit is not None:
+            return unit
+        if not (_simple(value.left) and _simple(value.right)):
+            return None
+        left = self.eval(value.left, frame)
+        right = self.eval(value.right, frame)
+        if not left or not right or not all(isinstance(o, Constant) for o in left | right):
+            if value.op in ("is", "is not") and NONE in right and len(right) == 1 and left and UNKNOWN not in left:
+                is_none = {obj == NONE for obj in left}
+                if len(is_none) == 1:
+                    result = is_none.pop()
+                    return result if value.op == "is" else not result
+            return None
+        outcomes = set()
+        for a in left:
+            for b in right:
+                outcome = _compare_constants(value.op, a.value, b.value)
+                if outcome is None:
+                    return None
+                outcomes.add(outcome)
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    def _unit_draw_compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        """``random.random() < p`` where ``p`` is a constant outside (0, 1): decided, since
+        the draw lies in [0, 1) (``knowledge.global_draws.UNIT_INTERVAL_DRAWS``)."""
+        draw, other, op = value.left, value.right, value.op
+        if isinstance(other, Call) and not isinstance(draw, Call):
+            draw, other, op = other, draw, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+        if not (isinstance(draw, Call) and not draw.args and not draw.kwargs and _simple(other)):
+            return None
+        if not self.callee_names(draw, frame) & UNIT_INTERVAL_DRAWS:
+            return None
+        values = self.eval(other, frame)
+        if not values or not all(isinstance(v, Constant) for v in values):
+            return None
+        outcomes = set()
+        for bound in (v.value for v in values):
+            if bound is None:
+                outcomes.add(False)  # comparing a float with None raises: the test never holds
+                continue
+            if not isinstance(bound, (int, float)) or isinstance(bound, bool):
+                return None
+            if op in ("<", "<="):
+                outcome = False if bound <= 0 and not (op == "<=" and bound == 0) else (True if bound >= 1 else None)
+            elif op in (">", ">="):
+                outcome = True if bound < 0 else (False if bound >= 1 else None)
+            else:
+                outcome = None
+            outcomes.add(outcome)
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    def guards_may_hold(self, guards: Sequence[Guard], frame: Frame) -> bool:
+        """False when some guard certainly fails in ``frame`` (the code cannot run there).
+        Decided only in a frame with a context of its own (a call site, or an object built
+        at a known call): called from anywhere, a flag may be anything."""
+        if not guards or not _specific(frame):
+            return True
+        for test, expected in guards:
+            actual = self.truth(test, frame)
+            if actual is not None and actual != expected:
+                return False
+        return True
+
+    def narrowed(self, values: Values, expression: Optional[Value], guards: Sequence[Guard], frame: Frame) -> Values:
+        """``values`` of ``expression`` less those an ``isinstance(expression, T)`` guard
+        around its use rules out (``if isinstance(dataset, IterableDataset): ...``)."""
+        if not isinstance(expression, Name):
+            return values
+        for test, expected in guards:
+            if not (isinstance(test, Call) and isinstance(test.func, Name) and test.func.dotted == "isinstance"
+                    and len(test.args) == 2 and isinstance(test.args[0], Name) and test.args[0].dotted == expression.dotted):
+                continue
+            kinds = self.eval(test.args[1], frame)
+            tuples = frozenset(k for k in kinds if isinstance(k, SeqObj))
+            kinds = (self.elements(tuples) if tuples else NOTHING) | (kinds - tuples)
+            values = frozenset(v for v in values if self._is_instance(v, kinds) in (expected, None))
+        return values
+
+    def _is_instance(self, value: Obj, kinds: Values) -> Optional[bool]:
+        """Whether ``isinstance(value, kinds)`` holds: None when it cannot be told."""
+        if not kinds or any(not isinstance(k, (External, ClassObj)) for k in kinds):
+            return None
+        if isinstance(value, Instance):
+            chain = self.index.mro(value.cls)
+            external = self.index.external_bases(value.cls)
+            for kind in kinds:
+                if isinstance(kind, ClassObj) and any(item.key == kind.cls.key for item in chain):
+                    return True
+                if isinstance(kind, External) and any(_same_library_class(base, kind.qualified) for base in external):
+                    return True
+            resolved = all(len(list(self.index.bases(item))) == len(item.cls.bases) for item in chain)
+            return False if resolved else None
+        if isinstance(value, ExternalInstance):
+            if any(isinstance(k, External) and _same_library_class(value.qualified, k.qualified) for k in kinds):
+                return True
+            return None
+        if isinstance(value, Constant) and value.value is not None:
+            builtin = type(value.value).__name__
+            names = {k.qualified.rsplit(".", 1)[-1] for k in kinds if isinstance(k, External) and k.qualified.startswith("builtins.")}
+            if names:
+                return builtin in names or (builtin == "bool" and "int" in names)
+        return None
+
+    def filtered_out(self, guards: Sequence[Guard], datasets: Sequence[Obj], frame: Frame) -> bool:
+        """Code under ``if isinstance(<...>.dataset, K):`` (a ``worker_init_fn`` that reaches
+        ``get_worker_info().dataset``) does not run for a loader whose datasets are all
+        certainly not ``K`` (or, in the ``else`` branch, all certainly ``K``)."""
+        if not datasets:
+            return False
+        for test, holds in guards:
+            if not (isinstance(test, Call) and isinstance(test.func, Name) and test.func.qualified == "builtins.isinstance"):
+                continue
+            if len(test.args) != 2 or not _names_dataset(test.args[0]):
+                continue
+            kinds = self.eval(test.args[1], frame)
+            kinds = union(self.elements(frozenset({k})) if isinstance(k, SeqObj) else frozenset({k}) for k in kinds)
+            answers = {self._is_instance(dataset, kinds) for dataset in datasets}
+            if answers == {not holds}:
+                return True
+        return False
