@@ -234,3 +234,21 @@ def test_a_windows_container_is_not_linux(tmp_path):
     assert declared_linux(str(tmp_path), str(tmp_path)) is None
     write(tmp_path / "other", {"Dockerfile": "FROM python:3.11-slim\n"})
     assert "container image is Linux" in declared_linux(str(tmp_path / "other"), str(tmp_path / "other"))
+
+
+def test_a_conda_environment_yaml_marks_the_project_root(tmp_path, capsys):
+    """A repository whose only packaging file is ``environment.yaml`` (conda accepts both
+    spellings) has its root there, and its pins set the versions ``--show-settings`` shows."""
+    write(tmp_path, {
+        "environment.yaml": """\
+            name: sketch
+            dependencies:
+              - python=3.8.5
+              - pytorch=1.12.1
+            """,
+        "train.py": "import torch\n",
+    })
+    main(["--show-settings", str(tmp_path)])
+    shown = capsys.readouterr().out
+    assert f"project root: {tmp_path}" in shown
+    assert "torch: >=1.12.1" in shown
