@@ -28,22 +28,25 @@ class Noisy(Dataset):
 '''
 
 
-def _run(project: Path, timings: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "SEEDLINT_TIMINGS": str(timings)}
-    return subprocess.run(
-        [sys.executable, "-m", "seedlint", "--no-cache", "--jobs", "1", "."],
-        cwd=project, env=env, capture_output=True, text=True, timeout=300,
-    )
-
-
-def test_wide_union_is_reported_and_still_checked(tmp_path):
-    project = tmp_path / "wide"
+def _run(project: Path, train: str) -> tuple:
+    """Check a project of ``sets.py`` and ``train.py``: its output and the timings report."""
     project.mkdir()
     (project / "requirements.txt").write_text("torch==1.8.1\n")
     (project / "sets.py").write_text(DATASET)
+    (project / "train.py").write_text(train)
+    timings = project.parent / f"{project.name}-timings.json"
+    env = {**os.environ, "SEEDLINT_TIMINGS": str(timings)}
+    completed = subprocess.run(
+        [sys.executable, "-m", "seedlint", "--no-cache", "--jobs", "1", "."],
+        cwd=project, env=env, capture_output=True, text=True, timeout=300,
+    )
+    return completed.stdout + completed.stderr, json.loads(timings.read_text())
+
+
+def test_wide_union_is_reported_and_still_checked(tmp_path):
     classes = "\n".join(f"class Option{i}:\n    pass\n" for i in range(300))
     table = ", ".join(f'"o{i}": Option{i}' for i in range(300))
-    (project / "train.py").write_text(
+    output, report = _run(tmp_path / "wide", (
         "import sys\nfrom torch.utils.data import DataLoader\nfrom sets import Noisy\n\n"
         f"{classes}\nTABLE = {{{table}}}\n\n\n"
         "def main():\n"
@@ -52,26 +55,16 @@ def test_wide_union_is_reported_and_still_checked(tmp_path):
         "    for epoch in range(3):\n"
         "        for batch in loader:\n"
         "            pass\n\n\nmain()\n"
-    )
-    timings = tmp_path / "timings.json"
-    completed = _run(project, timings)
-    assert "SDL001" in completed.stdout, completed.stdout + completed.stderr
-    report = json.loads(timings.read_text())
+    ))
+    assert "SDL001" in output, output
     assert report.get("limit value set width", 0) >= 1, report
 
 
 def test_ordinary_project_hits_no_bound(tmp_path):
-    project = tmp_path / "plain"
-    project.mkdir()
-    (project / "requirements.txt").write_text("torch==1.8.1\n")
-    (project / "sets.py").write_text(DATASET)
-    (project / "train.py").write_text(
+    output, report = _run(tmp_path / "plain", (
         "from torch.utils.data import DataLoader\nfrom sets import Noisy\n\n\n"
         "def build(workers):\n    return DataLoader(Noisy(), num_workers=workers)\n\n\n"
         "for epoch in range(3):\n    for batch in build(4):\n        pass\n"
-    )
-    timings = tmp_path / "timings.json"
-    completed = _run(project, timings)
-    assert "SDL001" in completed.stdout, completed.stdout + completed.stderr
-    report = json.loads(timings.read_text())
+    ))
+    assert "SDL001" in output, output
     assert not [key for key in report if key.startswith("limit ")], report
