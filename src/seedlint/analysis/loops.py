@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 from seedlint.analysis.iteration_screen import IterationScreen, last_spelling
+from seedlint.analysis.loader_holders import LoaderHolders, held
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
-from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, IfExp, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Call, Function, IfExp, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
 
 MAX_DEPTH = 6
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""
@@ -107,23 +108,23 @@ class Loops:
         self.flow = project.flow
         self._by_call: Dict[int, LoaderCall] = {id(l.call): l for l in project.loaders.all}
         self._sites: Dict[tuple, List[Iteration]] = {}
-        self._holders: FrozenSet[str] = frozenset()
+        self._holders = LoaderHolders(loader.call for loader in project.loaders.all)
         self._holders_for = -1
         self._screen = IterationScreen(project.index, self._loaderish, WRAPPER_SPELLINGS)
 
     def _loaderish(self, value: Value, function: Optional[Function] = None) -> bool:
         """Spelled like a loader, or named like a variable or attribute the program binds
         to one of its loaders (``self.data = DataLoader(...)``, ``source, _ = build()``)."""
-        return _loaderish(value, function) or _held(value, self.holders())
+        return _loaderish(value, function) or held(value, self.holders())
 
-    def holders(self) -> FrozenSet[str]:
-        """``_loader_holder_names`` over every module analysed so far (brought up to date
-        when the value flow loads more)."""
+    def holders(self) -> Set[str]:
+        """The holder names over every module analysed so far (brought up to date when the
+        value flow loads more)."""
         modules = self.project.index.modules
         if len(modules) != self._holders_for:
             self._holders_for = len(modules)
-            self._holders = _loader_holder_names(self.project.loaders.all, list(modules.values()))
-        return self._holders
+            self._holders.add_modules(list(modules.values()))
+        return self._holders.names
 
     # ------------------------------------------------------------------ loader objects
     def loader_objects(self, values) -> List[LoaderObject]:
@@ -338,78 +339,6 @@ def _loaderish(value: Value, function: Optional[Function] = None) -> bool:
         return any(
             a.target == value.dotted and isinstance(a.value, Call) and _loaderish(a.value) for a in function.assigns
         )
-    return False
-
-
-HOLDER_ROUNDS = 4
-"""Calls a loader is returned through (``build_loader`` -> ``build_loaders`` -> ...) whose
-results' names still count as holding a loader."""
-
-
-def _loader_holder_names(loaders, modules) -> FrozenSet[str]:
-    """The last name of every variable or attribute assigned a loader call or the result
-    of a function that returns one, and of every parameter such a value is passed to
-    (through a few functions), anywhere in the project: the names a loop over a loader
-    may use, however they are spelled."""
-    calls = {id(loader.call) for loader in loaders}
-    names: Set[str] = set()
-    producers: Set[str] = set()
-    functions = [f for module in modules for f in module.functions.values()]
-    by_name: Dict[str, List[Function]] = {}
-    for function in functions:
-        by_name.setdefault(function.name, []).append(function)
-    for _ in range(HOLDER_ROUNDS):
-        before = (len(names), len(producers))
-        for function in functions:
-            for assign in function.assigns:
-                if _produces(assign.value, calls, producers) or _held(assign.value, names):
-                    names.add(assign.target.rsplit(".", 1)[-1])
-            if function.name != MODULE_CODE and any(
-                _produces(r, calls, producers) or _held(r, names) for r in function.returns
-            ):
-                producers.add(function.name)
-            for call in function.calls:
-                for position, argument in enumerate(call.args):
-                    if _produces(argument, calls, producers) or _held(argument, names):
-                        names.update(_parameters_at(by_name.get(last_spelling(call.func), ()), call, position))
-                for keyword, argument in call.kwargs:
-                    if _produces(argument, calls, producers) or _held(argument, names):
-                        names.add(keyword)
-        if (len(names), len(producers)) == before:
-            break
-    return frozenset(names)
-
-
-def _parameters_at(callees: Iterable[Function], call: Call, position: int) -> List[str]:
-    """The parameter names a positional argument binds in the functions a call may run
-    (``self`` skipped for a method called through an object)."""
-    found = []
-    through_object = isinstance(call.func, Attr) or (isinstance(call.func, Name) and "." in call.func.dotted)
-    for function in callees:
-        params = [p for p, kind in zip(function.params, function.param_kinds) if kind in ("posonly", "normal")]
-        if function.class_name and through_object and params:
-            params = params[1:]
-        if position < len(params):
-            found.append(params[position])
-    return found
-
-
-def _produces(value: Value, calls: Set[int], producers: Set[str]) -> bool:
-    """A loader call, a call of a function that returns one, or an element of either."""
-    while isinstance(value, Subscript):
-        value = value.value
-    if isinstance(value, Seq):
-        return any(_produces(item, calls, producers) for item in value.items)
-    return isinstance(value, Call) and (id(value) in calls or last_spelling(value.func) in producers)
-
-
-def _held(value: Value, names) -> bool:
-    if isinstance(value, Subscript):
-        value = value.value
-    if isinstance(value, Name):
-        return value.dotted.rsplit(".", 1)[-1] in names
-    if isinstance(value, Attr):
-        return value.attr in names
     return False
 
 

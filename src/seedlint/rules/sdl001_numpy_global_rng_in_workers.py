@@ -11,8 +11,8 @@ from seedlint.analysis.seeds import EPOCH
 from seedlint.analysis.worker_init import worker_seedings
 from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Const
-from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS
+from seedlint.facts.model import MODULE_CODE, Const, Name
+from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.base import Project, Rule, built, built_in, chosen, dataset_name, where
 
 FIX_KIND = "add-worker-init-fn"
@@ -36,7 +36,9 @@ class NumpyGlobalRngInWorkers(Rule):
     `torch.inference_mode`). `seedlint --show-settings FILE` shows what bounds it. A loader
     the program reads through one iterator made once (`it = iter(loader)`, then `next(it)`)
     starts its workers once: the message then claims no repetition across epochs, and a single
-    worker started once is not reported.
+    worker started once is not reported. Neither is a single worker whose loader's module draws
+    from NumPy in the main process (its script code or a module-level function that is not the
+    dataset's worker code): each restart forks from a state that has moved on.
 
     ## Why is this bad?
     Before torch 1.9, DataLoader workers are forked from the parent with an identical copy of
@@ -102,6 +104,8 @@ class NumpyGlobalRngInWorkers(Rule):
                 if found is None:
                     continue
                 instance, draw = found
+                if not workers.may_be_several and _main_process_draws_numpy(project, loader, instance):
+                    continue  # one worker, restarted after the main process has moved NumPy on
                 yield self._diagnostic(project, loader, frame, instance, draw, init, workers)
                 break
 
@@ -184,6 +188,22 @@ def _never_seeds_numpy(project: Project, init, datasets) -> bool:
             if flow.callee_names(call, frame) & NUMPY_GLOBAL_SEEDERS and not flow.filtered_out(call.guards, datasets, frame):
                 return False
     return True
+
+
+def _main_process_draws_numpy(project: Project, loader, instance) -> bool:
+    """The loader's module draws from NumPy's global RNG in its own code (the script's
+    module code or a module-level function that is not the dataset's worker code): a
+    single worker restarted later forks from a state that has moved on."""
+    worker = {reached.function.key for reached in project.workers.of(instance).functions}
+    module = loader.module
+    for function in module.functions.values():
+        if function.class_name is not None or (module.path, function.qualname) in worker:
+            continue
+        for call in function.calls:
+            func = call.func
+            if isinstance(func, Name) and func.qualified and global_stream(func.qualified) == NUMPY:
+                return True
+    return False
 
 
 def _seeds_numpy_itself(project: Project, run) -> bool:

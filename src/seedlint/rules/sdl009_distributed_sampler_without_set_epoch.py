@@ -84,6 +84,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                     samplers.append((obj, found))
             if not samplers or self._sets_epoch(project, epoch_loop, samplers):
                 continue
+            if _only_refreshed_when_exhausted(epoch_loop) and _calls_in_callers_loops(project, epoch_loop.frame):
+                continue  # the callers' loops are the epochs, and are judged themselves
             obj, _ = samplers[0]
             value = obj.loader.argument("sampler")
             spelled = value.dotted if isinstance(value, Name) else "DistributedSampler(...)"
@@ -123,7 +125,10 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         flow = project.flow
         frame = epoch_loop.frame
         roots = []
-        for call in _calls_around(epoch_loop):
+        around = _calls_around(epoch_loop)
+        if _only_refreshed_when_exhausted(epoch_loop):
+            around += _calls_in_callers_loops(project, frame)
+        for call in around:
             if _calls_set_epoch(project, call, frame, samplers):
                 return True
             roots.extend(callee for callee, _ in flow.callee_frames(call, frame))
@@ -163,9 +168,29 @@ def _calls_around(epoch_loop: EpochLoop) -> List:
     for other in function.loops:
         if other is not loop and contains(other.span, loop.span):
             calls.extend(other.calls)
-    if epoch_loop.iterations and all(_refreshed_when_exhausted(function, i.span) for i in epoch_loop.iterations):
+    if _only_refreshed_when_exhausted(epoch_loop):
         calls.extend(function.calls)
     return calls
+
+
+def _only_refreshed_when_exhausted(epoch_loop: EpochLoop) -> bool:
+    function = epoch_loop.function
+    return bool(epoch_loop.iterations) and all(_refreshed_when_exhausted(function, i.span) for i in epoch_loop.iterations)
+
+
+def _calls_in_callers_loops(project: Project, frame) -> List:
+    """For a function that only makes a new iterator when the old one runs out (a step
+    loop in ``train_one_epoch``): the calls of the loops its callers call it from, where
+    the epochs the code counts are (``for epoch ...: sampler.set_epoch(epoch);
+    train_one_epoch(...)``)."""
+    sites, _ = project.flow.callsites.of(project.flow.function_frame(frame.module, frame.function.function))
+    found = []
+    for site in sites:
+        caller = site.frame.function.function
+        for loop in caller.loops:
+            if contains(loop.span, site.call.span):
+                found.extend(loop.calls)
+    return found
 
 
 def _refreshed_when_exhausted(function, span) -> bool:

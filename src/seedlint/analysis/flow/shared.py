@@ -36,7 +36,7 @@ from seedlint.facts.model import (
 
 MAX_EVAL_DEPTH = 48
 """Nested evaluations before an answer is given up as UNKNOWN."""
-MAX_VALUES = 256
+MAX_VALUES = 128
 """A value set wider than this keeps its first members and UNKNOWN."""
 LIST_MUTATORS = {"append": False, "extend": True, "insert": False, "add": False}
 """Methods that add to a list (True: the argument's elements, not the argument)."""
