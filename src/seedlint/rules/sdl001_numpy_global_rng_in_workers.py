@@ -227,12 +227,13 @@ def _correct_seeder_in_module(project: Project, loader, frame) -> Optional[str]:
     ]
     functions.sort(key=lambda f: (f.name != HELPER_NAME, f.span.line))
     at_module_level = loader.function.qualname == MODULE_CODE
+    bound_elsewhere = _names_bound_elsewhere(module)
     for function in functions:
         if len([p for p, kind in zip(function.params, function.param_kinds) if kind in ("posonly", "normal")]) != 1:
             continue
         if at_module_level and function.span.line > loader.call.span.line:
             continue
-        if _bound_elsewhere(module, function.name):
+        if function.name in bound_elsewhere:
             continue
         init = FunctionObj(FunctionRef(module, function))
         origins = [origin for seeding, origin in worker_seedings(project, loader, frame, init) if NUMPY in seeding.rngs]
@@ -241,14 +242,12 @@ def _correct_seeder_in_module(project: Project, loader, frame) -> Optional[str]:
     return None
 
 
-def _bound_elsewhere(module, name: str) -> bool:
-    """The name is bound by something other than its def: an import, an assignment, a
-    parameter or local of some function, a ``global`` declaration."""
-    if name in module.imports:
-        return True
+def _names_bound_elsewhere(module) -> set:
+    """Names bound by something other than a def: an import, an assignment, a parameter or
+    local of some function, a ``global`` declaration (one pass over the module)."""
+    bound = set(module.imports)
     for function in module.functions.values():
-        if name in function.params or name in function.global_names:
-            return True
-        if any(assign.target == name for assign in function.assigns):
-            return True
-    return False
+        bound.update(function.params)
+        bound.update(function.global_names)
+        bound.update(assign.target for assign in function.assigns)
+    return bound
