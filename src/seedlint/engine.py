@@ -249,7 +249,9 @@ class Engine:
 
     @cached_property
     def names(self) -> FrozenSet[str]:
-        return frozenset(t.decode("ascii", "replace") for t in self.tokens)
+        """The tokens as the syntactic prefilter looks for them in names: the last word of a
+        phrase (``b"for epoch"`` is matched in the bytes, ``epoch`` among the names)."""
+        return frozenset(t.decode("ascii", "replace").rsplit(" ", 1)[-1] for t in self.tokens)
 
     @cached_property
     def _mentions(self) -> "re.Pattern[bytes]":

@@ -65,8 +65,8 @@ def _values(tree: ast.AST) -> Iterator[str]:
 
 
 def used_names(tree: ast.AST) -> Set[str]:
-    """Names called, passed as keywords, used as bases, iterated over or read as values;
-    import aliases count under both spellings."""
+    """Names called, passed as keywords, used as bases, iterated over, bound by a ``for``
+    statement or read as values; import aliases count under both spellings."""
     aliases = {}
     used: Set[str] = set(_values(tree))
     for node in ast.walk(tree):
@@ -81,7 +81,10 @@ def used_names(tree: ast.AST) -> Set[str]:
             used.update(k.arg for k in node.keywords if k.arg)
         elif isinstance(node, ast.ClassDef):
             used.update(name for base in node.bases for name in [_last_name(base)] if name)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            used.update(_names_in(node.iter))
+            used.update(_names_in(node.target))  # ``for epoch in ...``: an epoch loop
+        elif isinstance(node, ast.comprehension):
             used.update(_names_in(node.iter))
     return used | {aliases[name] for name in used if name in aliases}
 

@@ -17,9 +17,10 @@ DISTRIBUTED_SAMPLERS = frozenset({"torch.utils.data.distributed.DistributedSampl
 SAMPLER_BASES = DISTRIBUTED_SAMPLERS | {"torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"}
 SHUFFLE_POSITION = 3
 """``DistributedSampler(dataset, num_replicas, rank, shuffle, seed, drop_last)``."""
-LOOP_TRIGGERS = (b"_loader", b"dataloader")
-"""A file with an epoch loop builds its loader (``DataLoader``) or names the one it iterates
-(``train_loader``, ``dataloader``)."""
+LOOP_TRIGGERS = (b"_loader", b"dataloader", b"for epoch")
+"""A file with an epoch loop builds its loader (``DataLoader``), names the one it iterates
+(``train_loader``, ``dataloader``), or spells its epoch loop so (a script that gets its
+loader from a builder under another name: ``batches = make_pipeline()``)."""
 
 
 class DistributedSamplerWithoutSetEpoch(Rule):
@@ -35,7 +36,11 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     Loops that Lightning or Fabric run for you are not affected: they call `set_epoch`
     themselves. A loop that calls `set_epoch` on any sampler is taken to know about it (its
     other loaders are usually evaluation loaders, whose order does not matter). Samplers built
-    with `shuffle=False` are not reported.
+    with `shuffle=False` are not reported. A loop over any value the program binds to the
+    loader counts, whatever its name (`batches = make_pipeline()`, `self.data`, a helper's
+    parameter). A step loop that makes a new iterator only when the old one runs out
+    (`except StopIteration: it = iter(loader)`) inside a function its callers call from their
+    own epoch loops is judged through those loops.
 
     ## Why is this bad?
     `DistributedSampler` shuffles with a generator seeded by `seed + epoch`, where `epoch`
