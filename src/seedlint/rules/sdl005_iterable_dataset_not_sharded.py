@@ -34,7 +34,9 @@ class IterableDatasetNotSharded(Rule):
     does. A synthetic stream is not reported: worker code (the dataset's, or a project
     `collate_fn`, which torch runs in the worker) that draws from torch's or Python's RNG
     (which torch seeds differently in each worker) and loops only `while` or over `range(n)`
-    with `n` not a `len(...)` yields different items in each worker.
+    with `n` not a `len(...)` yields different items in each worker. Worker code that reaches a
+    method whose body only raises `NotImplementedError` (`self.task.train__iter__()` on a base
+    class) is not judged: the code that runs is an override the analysis did not reach.
 
     ## Why is this bad?
     Each worker gets its own copy of the dataset and runs `__iter__` from the start. Without
@@ -125,10 +127,27 @@ class IterableDatasetNotSharded(Rule):
                 continue
             run = project.workers.of(instance)
             frames = [r.frame for r in run.functions]
+            if any(_abstract_stub(frame.function.function) for frame in frames):
+                continue  # the code that really runs overrides a stub the analysis reached instead
             collate_runs = [project.workers.of(collate) for collate in collates]
             if not _frames_shard(project, frames) and not _generates_its_items(project, run, collate_runs):
                 return instance, iter_method
         return None
+
+
+def _abstract_stub(function) -> bool:
+    """A method whose body only raises ``NotImplementedError``: reached through an object
+    whose concrete class is not known, the method that really runs is an override."""
+    return (
+        function.class_name is not None and bool(function.exits) and not function.assigns
+        and not function.returns and not function.yields and not function.yield_froms
+        and all(_spelled_call(call) == "NotImplementedError" for call in function.calls)
+    )
+
+
+def _spelled_call(call) -> str:
+    func = call.func
+    return func.dotted.rsplit(".", 1)[-1] if isinstance(func, Name) else ""
 
 
 def _generates_its_items(project: Project, run, collate_runs=()) -> bool:
