@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from seedlint.analysis.index import FunctionRef
+from seedlint.analysis.iteration_screen import last_spelling
 from seedlint.analysis.objects import DictObj, Frame, FunctionObj, Instance, SeqObj
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
@@ -141,13 +142,8 @@ def _abstract_stub(function) -> bool:
     return (
         function.class_name is not None and bool(function.exits) and not function.assigns
         and not function.returns and not function.yields and not function.yield_froms
-        and all(_spelled_call(call) == "NotImplementedError" for call in function.calls)
+        and all(last_spelling(call.func) == "NotImplementedError" for call in function.calls)
     )
-
-
-def _spelled_call(call) -> str:
-    func = call.func
-    return func.dotted.rsplit(".", 1)[-1] if isinstance(func, Name) else ""
 
 
 def _generates_its_items(project: Project, run, collate_runs=()) -> bool:
