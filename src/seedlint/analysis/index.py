@@ -99,6 +99,7 @@ class ProjectIndex:
         self._root_of: Dict[str, str] = {}
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
         self._at_root: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
+        self._entries: Dict[str, Set[str]] = {}
         self._absolute: Dict[str, str] = {}
         self._mro: Dict[Tuple[str, str], List[ClassRef]] = {}
         self._search_roots: Dict[str, List[str]] = {}
@@ -222,11 +223,25 @@ class ProjectIndex:
         if not load:
             return self._first_named.get(dotted)
         found = None
+        first_part = dotted.split(".", 1)[0]
         for root in self.search_roots(near):
+            if first_part not in self._entries_of(root):
+                continue
             found = self._under_root(root, dotted)
             if found is not None:
                 break
         self._by_name[key] = found
+        return found
+
+    def _entries_of(self, root: str) -> Set[str]:
+        """The names importable at the top of ``root``: its directories and its modules' stems."""
+        found = self._entries.get(root)
+        if found is None:
+            try:
+                names = os.listdir(root)
+            except OSError:
+                names = []
+            found = self._entries[root] = {name[:-3] if name.endswith(".py") else name for name in names}
         return found
 
     def _under_root(self, root: str, dotted: str) -> Optional[ModuleFacts]:

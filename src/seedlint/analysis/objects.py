@@ -409,4 +409,7 @@ def _span_key(value) -> tuple:
 
 def ordered(values: Iterable[Obj]) -> List[Obj]:
     """``values`` in a stable order (see ``order_key``)."""
-    return sorted(values, key=order_key)
+    listed = list(values)
+    if len(listed) < 2:
+        return listed
+    return sorted(listed, key=order_key)
