@@ -17,13 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from seedlint.analysis.construction_reads import attributes_read
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.lightning import ON_HOST, RENAMED_IN, SEVERAL, TYPE_ERROR_SINCE
 from seedlint.analysis.objects import Instance
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.facts.model import Attr, Call, ModuleFacts, Name, Span
-from seedlint.rules.base import Rule
+from seedlint.knowledge.samplers import DISTRIBUTED_SAMPLER_ATTRIBUTES, INJECTED_SAMPLER
+from seedlint.rules.base import Rule, where
 
 LIGHTNING_TRIGGERS: Tuple[bytes, ...] = (b"batch_sampler", b"Trainer")
 
@@ -156,6 +158,10 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
         ))
     missing = [a for a in ("batch_size", "drop_last") if not _has_attribute(project, ref, a, subclass)]
     recreated_from_arguments = subclass and in_hook and (params is None or "sampler" in params.names or params.varkw)
+    if recreated_from_arguments and params is not None and "sampler" in params.names:
+        crash = _injected_sampler_crash(project, ref, "sampler", "from the arguments it was built with, replacing `sampler`,")
+        if crash is not None:
+            return verdict("SDL101", crash)
     if not recreated_from_arguments:
         if missing:
             return verdict("SDL101", _missing_attributes_message(project, ref.module, name, subclass, missing))
@@ -165,6 +171,12 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
                 f"under DDP Lightning re-creates `{name}` as `{name}(sampler, batch_size=..., drop_last=...)`, "
                 f"which raises {error} -- {TEMPLATE}, {DISABLE_ADVICE}"
             ))
+        if params is not None and params.positional:
+            crash = _injected_sampler_crash(
+                project, ref, params.positional[0], f"as `{name}(sampler, batch_size=..., drop_last=...)`"
+            )
+            if crash is not None:
+                return verdict("SDL101", crash)
         if params is not None:
             first = params.positional[0] if params.positional else None
             if first is not None and first != "sampler":
@@ -191,6 +203,23 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
             f"epoch -- move the epoch-dependent logic into a sampler passed as `sampler` (whose `set_epoch` Lightning "
             f"calls), or call it yourself from an `on_train_epoch_start` hook"
         ), set_epoch.function.span, set_epoch.module)
+    return None
+
+
+def _injected_sampler_crash(project, ref: ClassRef, parameter: str, how: str) -> Optional[str]:
+    """The AttributeError constructing the class around the injected sampler raises: the
+    first attribute ``__init__`` reads, on every path, on the sampler's parameter that a
+    ``DistributedSampler`` lacks."""
+    for read in attributes_read(project.index, ref, parameter):
+        if read.attribute in DISTRIBUTED_SAMPLER_ATTRIBUTES:
+            continue
+        name = ref.cls.name
+        return (
+            f"under DDP Lightning re-creates `{name}` {how} around a `{INJECTED_SAMPLER}`, and constructing it reads "
+            f"`.{read.attribute}` on that sampler in `{read.function}` ({where(read.module, read.span)}), which raises "
+            f"`AttributeError: '{INJECTED_SAMPLER}' object has no attribute '{read.attribute}'` -- read what you need "
+            f"from arguments of your own or from `sampler.dataset`, {DISABLE_ADVICE}"
+        )
     return None
 
 

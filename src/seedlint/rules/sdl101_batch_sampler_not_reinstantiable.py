@@ -13,8 +13,10 @@ class BatchSamplerNotReinstantiable(BatchSamplerVerdictRule):
     `fit`/`validate`/`test`/`predict` or `setup_dataloaders`), that Lightning cannot re-create as
     `cls(sampler, batch_size=bs.batch_size, drop_last=bs.drop_last)`: it neither subclasses
     `torch.utils.data.BatchSampler` nor has `batch_size`/`drop_last` attributes, or its
-    `__init__` does not accept those arguments. The message names the exact exception for the
-    target Lightning version.
+    `__init__` does not accept those arguments, or constructing it reads an attribute of its
+    sampler that the injected `DistributedSampler` does not have (`sampler.data_source`, on every
+    path through `__init__` and the methods it calls). The message names the exact exception for
+    the target Lightning version.
 
     ## Why is this bad?
     Under DDP (and in `predict`, even on one device) Lightning re-creates every custom batch

@@ -1,0 +1,24 @@
+"""What the sampler Lightning injects into a re-created batch sampler offers: a batch
+sampler built as ``cls(sampler, ...)`` around it fails on the first attribute it reads that
+the injected object does not have.
+
+Source: torch/utils/data/distributed.py, ``DistributedSampler.__init__`` (the attributes it
+sets, unchanged from torch 1.2 to 2.x) and its methods; Lightning injects a
+``DistributedSampler`` built on the loader's dataset when the loader's own sampler is a
+``SequentialSampler`` or ``RandomSampler`` (always so for a loader given ``batch_sampler=``:
+``DataLoader`` then makes a ``SequentialSampler``; lightning/fabric/utilities/distributed.py
+``_get_distributed_sampler`` / lightning/pytorch/trainer/connectors/data_connector.py).
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet
+
+INJECTED_SAMPLER = "DistributedSampler"
+
+DISTRIBUTED_SAMPLER_ATTRIBUTES: FrozenSet[str] = frozenset({
+    "dataset", "num_replicas", "rank", "epoch", "drop_last", "num_samples", "total_size", "shuffle", "seed",
+    "set_epoch",
+})
+"""Attributes and methods a ``DistributedSampler`` has besides the dunder protocol
+(``__iter__``, ``__len__``)."""
