@@ -1,6 +1,7 @@
 """Runtime truth for SDL001: the flagged fixture duplicates NumPy randomness across
 workers and epochs under torch < 1.9 seeding; its --fix output does not."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,27 @@ def test_fix_through_a_loader_class_chosen_at_run_time_runs_with_both_classes(mo
     values = [tuple(row) for batch in repeating for row in batch.reshape(batch.shape[0], -1).tolist()]
     scaled = [row for row in values if any(row)]
     assert len(values) == 32 and duplicate_count(scaled) == 0
+
+
+def _partial_seeding_loader(case: str, **arguments):
+    root = FIXTURES / case
+    sys.path.insert(0, str(root))
+    try:
+        module = load_module(root / "lib" / "data.py")
+    finally:
+        sys.path.pop(0)
+    return module.build_loader("val", batch_size=8, workers=2, **arguments)
+
+
+def test_worker_init_fn_given_seed_none_leaves_workers_duplicated(monkeypatch):
+    """The flagged call site passes no seed: the partial binds ``seed=None`` and the
+    worker_init_fn's ``if seed is not None`` skips every seeding."""
+    first, _ = epochs_of_values(_partial_seeding_loader("seed_partial_none_at_call_site"), monkeypatch=monkeypatch)
+    assert len(first) == 32
+    assert duplicate_count(first) == 16, "both workers draw the same points"
+
+
+def test_worker_init_fn_given_a_seed_separates_workers(monkeypatch):
+    loader = _partial_seeding_loader("clean_seed_partial_given_at_call_site", seed=7 + 100)
+    first, _ = epochs_of_values(loader, monkeypatch=monkeypatch)
+    assert duplicate_count(first) == 0

@@ -30,19 +30,24 @@ def worker_context(project, loader: LoaderCall, frame: Frame, init: FunctionObj,
     if init.receiver is not None and function.params and free and free[0] == function.params[0]:
         free = free[1:]
     worker = frozenset(f.function.key for f in reachable(project.flow, [root]))
-    varying = frozenset(_loop_names(loader))
-    return Context(worker, (init.function.key, free[0]) if free else None, varying)
+    varying = set(_loop_names(loader.module, loader.function, loader.call.span))
+    caller = frame
+    while caller.site is not None:
+        varying.update(_loop_names(caller.site.frame.module, caller.site.frame.function.function, caller.site.call.span))
+        caller = caller.site.frame
+    return Context(worker, (init.function.key, free[0]) if free else None, frozenset(varying))
 
 
-def _loop_names(loader: LoaderCall) -> List[Tuple[tuple, str]]:
-    """Locals of the loader's function that change between iterations of a loop around it."""
-    function = loader.function
+def _loop_names(module, function, span: Span) -> List[Tuple[tuple, str]]:
+    """Locals of ``function`` that change between iterations of a loop around ``span``: the
+    loader call, or a call on the way to the function that builds it (a loader rebuilt every
+    epoch by a builder called inside the epoch loop)."""
     found = []
     for loop in function.loops:
-        if _contains(loop.span, loader.call.span):
+        if _contains(loop.span, span):
             if loop.target:
-                found.append(((loader.module.path, function.qualname), loop.target.split(".", 1)[0]))
-            found.extend(((loader.module.path, function.qualname), a.target) for a in loop.assigns if "." not in a.target)
+                found.append(((module.path, function.qualname), loop.target.split(".", 1)[0]))
+            found.extend(((module.path, function.qualname), a.target) for a in loop.assigns if "." not in a.target)
     return found
 
 

@@ -8,10 +8,10 @@ from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import EPOCH
-from seedlint.analysis.worker_init import worker_seedings
+from seedlint.analysis.worker_init import init_frame, worker_seedings
 from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Const, Name
+from seedlint.facts.model import MODULE_CODE, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.base import Project, Rule, built, built_in, chosen, dataset_name, where
 
@@ -27,7 +27,9 @@ class NumpyGlobalRngInWorkers(Rule):
     `worker_init_fn` that seeds NumPy, over a dataset whose worker code (`__getitem__`,
     `__iter__`, and everything they call in the project, including transforms the dataset
     holds) draws from NumPy's global random generator (`np.random.rand`, `np.random.randint`,
-    `np.random.choice`, ...).
+    `np.random.choice`, ...). The `worker_init_fn` is judged as torch runs it for that loader:
+    one that seeds NumPy only under `if seed is not None`, given `partial(init_fn, seed=None)`
+    by the loader's caller, does not seed it.
 
     Reported only when the loader's program may run on torch < 1.9: nothing bounds torch
     from below at 1.9 or newer, neither the project's declarations, nor the bounds its other
@@ -98,7 +100,7 @@ class NumpyGlobalRngInWorkers(Rule):
                     continue  # one worker, started once: nothing to duplicate or repeat
                 init = loaders.worker_init(loader, frame)
                 datasets = loaders.datasets(loader, frame)
-                if init.unknown or not _never_seeds_numpy(project, init, datasets):
+                if init.unknown or not _never_seeds_numpy(project, init, datasets, loader, frame):
                     continue
                 found = self._first_draw(project, datasets)
                 if found is None:
@@ -126,8 +128,7 @@ class NumpyGlobalRngInWorkers(Rule):
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}` in `{function.function.qualname}`, "
             f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
             f"{built(instance, loader)}) but "
-            + ("no worker_init_fn seeds it" if no_init else "its worker_init_fn never seeds NumPy" if _never_seeds_numpy(project, init, ())
-               else f"its worker_init_fn seeds NumPy only behind an `isinstance` test on the dataset that `{dataset_name(instance)}` fails")
+            + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
             + f": {effect}"
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
@@ -172,22 +173,56 @@ def _on_the_way(draw: Draw) -> Tuple[int, int]:
     return guards, hops
 
 
-def _never_seeds_numpy(project: Project, init, datasets) -> bool:
+def _init_verdict(project: Project, init, loader, frame, instance) -> str:
+    """Why the worker_init_fn leaves NumPy unseeded for this loader."""
+    seedings = _numpy_seedings(project, init, (), loader, frame)
+    if seedings is not None and seedings[0]:
+        return f"its worker_init_fn seeds NumPy only behind an `isinstance` test on the dataset that `{dataset_name(instance)}` fails"
+    if seedings is not None and seedings[1]:
+        call, reached = seedings[1][0]
+        caller = f" as called at {where(frame.site.frame.module, frame.site.call.span)}" if frame.site is not None else ""
+        return (
+            f"its worker_init_fn seeds NumPy (`{reached.function.function.qualname}`, {where(reached.module, call.span)}) "
+            f"only under an `if` that does not hold for this loader{caller} (the seed it is given is None)"
+            if _guarded_by_none_test(call) else
+            f"its worker_init_fn seeds NumPy (`{reached.function.function.qualname}`, {where(reached.module, call.span)}) "
+            f"only under an `if` that does not hold for this loader{caller}"
+        )
+    return "its worker_init_fn never seeds NumPy"
+
+
+def _guarded_by_none_test(call) -> bool:
+    return any(isinstance(test, Compare) and test.op in ("is", "is not") and isinstance(test.right, Const) and test.right.value is None
+               for test, _ in call.guards)
+
+
+def _never_seeds_numpy(project: Project, init, datasets, loader, frame) -> bool:
     """Every value the worker_init_fn may be is None or a function that never seeds NumPy
-    for this loader's datasets (a seeding under ``isinstance(info.dataset, Other)`` is not one)."""
+    for this loader's datasets, run as torch runs it for this loader (after what a
+    ``functools.partial`` binds): a seeding under ``isinstance(info.dataset, Other)``, or
+    under ``if seed is not None`` where the partial binds ``seed=None``, is not one."""
+    seedings = _numpy_seedings(project, init, datasets, loader, frame)
+    return seedings is not None and not seedings[0]
+
+
+def _numpy_seedings(project: Project, init, datasets, loader, frame) -> Optional[Tuple[list, list]]:
+    """The calls that seed NumPy in the worker_init_fn's run for this loader: those that may
+    run, and those under an ``if`` that cannot hold there (None: the init is not a function)."""
     roots = []
     for value in init.values:
         if isinstance(value, Constant) and value.value is None:
             continue
         if not isinstance(value, FunctionObj):
-            return False
-        roots.append(project.flow.frame(value.function, value.receiver))
+            return None
+        roots.append(init_frame(project, loader, frame, value))
     flow = project.flow
-    for frame in reachable(flow, roots):
-        for call in frame.function.function.calls:
-            if flow.callee_names(call, frame) & NUMPY_GLOBAL_SEEDERS and not flow.filtered_out(call.guards, datasets, frame):
-                return False
-    return True
+    live, switched_off = [], []
+    for reached in reachable(flow, roots):
+        for call in reached.function.function.calls:
+            if not flow.callee_names(call, reached) & NUMPY_GLOBAL_SEEDERS or flow.filtered_out(call.guards, datasets, reached):
+                continue
+            (live if flow.guards_may_hold(call.guards, reached) else switched_off).append((call, reached))
+    return live, switched_off
 
 
 def _main_process_draws_numpy(project: Project, loader, instance) -> bool:
