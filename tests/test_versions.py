@@ -125,6 +125,36 @@ def test_conda_environment_poetry_and_setup_py(tmp_path):
     assert "lightning" not in found  # a keyword list is not a requirement
 
 
+def test_a_pip_pin_in_an_environment_file_replaces_the_conda_pin(tmp_path):
+    """conda installs its list, then pip reinstalls what the ``pip:`` list names."""
+    write(tmp_path, {"environment.yml": """\
+        dependencies:
+          - python=3.9
+          - imagecodecs==2022.8.8
+          - pip:
+            - imagecodecs==2022.9.26
+        """})
+    resolution = versions(tmp_path)
+    assert resolution.get("imagecodecs").describe() == "==2022.9.26"
+    assert not resolution.conflicts
+
+
+def test_several_environment_files_are_alternatives(tmp_path):
+    """``environment.yml`` and ``environment_macos.yml`` are two ways to install the project: a
+    package gets the union of their ranges, and different pins are no contradiction."""
+    write(tmp_path, {
+        "environment.yml": "dependencies:\n  - python=3.8\n  - pytorch=1.8.1\n  - numpy=1.21\n",
+        "environment_macos.yml": "dependencies:\n  - python=3.10\n  - pytorch=1.13.1\n",
+    })
+    resolution = versions(tmp_path)
+    torch = resolution.get("torch")
+    assert torch.declared and torch.may_be_below("1.9") and torch.may_be_at_least("1.13")
+    assert not torch.may_be_below("1.8") and not torch.may_be_at_least("1.14")
+    assert resolution.get("python").describe() == ">=3.8,<3.11.dev0"
+    assert resolution.get("numpy").describe() == ">=1.21,<1.22.dev0"  # one file alone declares it
+    assert not resolution.conflicts
+
+
 def test_ranges_follow_pep_440():
     assert range_from_specifiers("1.9").describe() == ">=1.9,<1.10.dev0"
     assert not range_from_specifiers("1.9").may_be_below("1.9")

@@ -5,7 +5,8 @@ Read with ``packaging`` (PEP 508 requirements, PEP 440 specifiers): ``pyproject.
 Poetry tables), ``requirements*.txt`` / ``requirements/*.txt`` / ``constraints*.txt`` and
 every file they name with ``-r`` / ``-c``, ``setup.cfg``, ``setup.py`` (its requirement
 strings, ``python_requires``, and the requirements files it opens), ``environment.yml``
-(conda specs and its ``pip:`` list), and Dockerfiles (the base image's torch or Python, and
+(conda specs and its ``pip:`` list, whose pins replace conda's; several environment files
+are alternatives, and a package gets the union of their ranges), and Dockerfiles (the base image's torch or Python, and
 what ``pip install`` / ``conda install`` commands pin), which fill in only what the
 packaging files leave undeclared. Poetry's ``^``/``~`` and conda's ``=1.8`` are
 translated to PEP 440 first: packaging does not read them.
@@ -50,6 +51,9 @@ class Declaration:
     line: int
     narrows: bool = True
     """False for a requirement behind an environment marker (``; python_version < "3.8"``)."""
+    alternatives: Tuple[Tuple["Declaration", ...], ...] = ()
+    """For a package that several environment files declare: what each file states (the
+    files are alternatives, one per platform or variant), and the range is their union."""
 
     @property
     def where(self) -> str:
@@ -57,12 +61,27 @@ class Declaration:
 
     @property
     def reason(self) -> str:
+        if self.alternatives:
+            return " or ".join("; ".join(d.reason for d in group) for group in self.alternatives)
         return f"{self.where} `{self.package}{self.specifier}`"
 
     def range(self) -> VersionRange:
+        if self.alternatives:
+            ranges = [_intersection(d.range() for d in group) for group in self.alternatives]
+            combined = ranges[0]
+            for other in ranges[1:]:
+                combined = combined.hull(other)
+            return combined
         if not self.narrows:
             return VersionRange(declared=True, reasons=(self.reason + " (under an environment marker)",))
         return range_of(self.specifier, self.reason)
+
+
+def _intersection(ranges: Iterable[VersionRange]) -> VersionRange:
+    found: Optional[VersionRange] = None
+    for item in ranges:
+        found = item if found is None else found.intersect(item)
+    return found if found is not None else VersionRange()
 
 
 def canonical(name: str) -> str:
@@ -354,7 +373,8 @@ def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[D
     except Exception:  # an unreadable or invalid file declares nothing
         return [], None
     file = os.path.relpath(path, root).replace(os.sep, "/")
-    found: List[Declaration] = []
+    conda: List[Declaration] = []
+    pip: List[Declaration] = []
     python = None
     dependencies = data.get("dependencies", []) if isinstance(data, dict) else []
     for item in dependencies if isinstance(dependencies, list) else []:
@@ -362,7 +382,7 @@ def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[D
             for requirement in _strings(item.get("pip")):
                 declaration = _from_requirement(requirement, file, _line_of(text, requirement))
                 if declaration is not None:
-                    found.append(declaration)
+                    pip.append(declaration)
             continue
         if not isinstance(item, str):
             continue
@@ -376,8 +396,33 @@ def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[D
         if declaration.package == "python":
             python = python or declaration
         else:
-            found.append(declaration)
-    return found, python
+            conda.append(declaration)
+    # The pip list installs after the conda packages: what it pins replaces conda's pin.
+    reinstalled = {d.package for d in pip}
+    return [d for d in conda if d.package not in reinstalled] + pip, python
+
+
+def environment_alternatives(results: List[Tuple[List[Declaration], Optional[Declaration]]]) -> Tuple[List[Declaration], List[Declaration]]:
+    """The declarations of several environment files of one folder (``environment.yml``,
+    ``environment_macos.yml``, ``environment_cuda11.yml``): each is one way to install the
+    project, so a package several of them declare gets the union of their ranges."""
+    per_package: Dict[str, List[Tuple[Declaration, ...]]] = {}
+    for declarations, python in results:
+        grouped: Dict[str, List[Declaration]] = {}
+        for declaration in declarations + ([python] if python is not None else []):
+            grouped.setdefault(declaration.package, []).append(declaration)
+        for package, group in grouped.items():
+            per_package.setdefault(package, []).append(tuple(group))
+    found: List[Declaration] = []
+    pythons: List[Declaration] = []
+    for package, groups in per_package.items():
+        if len(groups) == 1:
+            chosen = list(groups[0])
+        else:
+            first = groups[0][0]
+            chosen = [Declaration(package, "", first.file, first.line, alternatives=tuple(groups))]
+        (pythons if package == "python" else found).extend(chosen)
+    return found, pythons[:1]
 
 
 # ---------------------------------------------------------------------- Dockerfiles
@@ -591,9 +636,10 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
     for pattern in REQUIREMENT_FILES:
         for named in sorted(glob.glob(os.path.join(directory, pattern))):
             found.extend(requirements_file(named, root, seen))
-    for pattern in ENVIRONMENT_FILES:
-        for named in sorted(glob.glob(os.path.join(directory, pattern))):
-            take(environment_yml(named, root))
+    environments = sorted({named for pattern in ENVIRONMENT_FILES for named in glob.glob(os.path.join(directory, pattern))})
+    declared_by_environments, environment_python = environment_alternatives([environment_yml(named, root) for named in environments])
+    found.extend(declared_by_environments)
+    pythons.extend(environment_python)
     # A Dockerfile is one environment the project runs in: its pins fill in what the
     # packaging files leave undeclared, and never contradict them.
     declared = {d.package for d in found} | ({"python"} if pythons else set())
