@@ -111,6 +111,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._outside: Dict[str, list] = {}
         self._writers: Dict[str, Dict[str, List[Function]]] = {}
         self._guards_at: Dict[tuple, Optional[Tuple[Guard, ...]]] = {}
+        self._truths: Dict[tuple, Optional[bool]] = {}
+        self._bindings: Dict[int, tuple] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0

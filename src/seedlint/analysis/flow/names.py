@@ -25,9 +25,11 @@ from seedlint.analysis.objects import (
 )
 from seedlint.facts.model import (
     MODULE_CODE,
+    Assign,
     Call,
     Function,
     Guard,
+    Loop,
     ModuleFacts,
     Name,
     Span,
@@ -68,7 +70,8 @@ class NamesMixin:
         function = frame.function.function
         module = frame.module
         found: List[Values] = []
-        assigns = [a for a in function.assigns if a.target == root and self.guards_may_hold(a.guards, frame)]
+        bound = self._bindings_of(function)
+        assigns = [a for a in bound[0].get(root, ()) if self.guards_may_hold(a.guards, frame)]
         killed = False
         if read is not None:
             assigns, killed = _reaching(function, assigns, read, self._read_guards(function, read))
@@ -76,9 +79,8 @@ class NamesMixin:
             found.append(self.param(frame, root))
         for assign in assigns:
             found.append(self.eval(assign.value, frame))
-        for loop in function.loops:
-            if loop.target == root:
-                found.append(self.elements(self.eval(loop.iterable, frame)))
+        for loop in bound[1].get(root, ()):
+            found.append(self.elements(self.eval(loop.iterable, frame)))
         nested = module.functions.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
         if nested is not None:
             found.append(frozenset({FunctionObj(FunctionRef(module, nested))}))
@@ -89,6 +91,19 @@ class NamesMixin:
             return self.global_name(f"{module.name}.{root}" if module.name else root, module)
         values = union(found) if found else UNKNOWN_SET
         return self._with_mutations(values, function, root, frame)
+
+    def _bindings_of(self, function: Function) -> Tuple[Dict[str, List[Assign]], Dict[str, List[Loop]]]:
+        """A function's assignments and ``for`` loops by the name they bind, in source order."""
+        found = self._bindings.get(id(function))
+        if found is None:
+            assigns: Dict[str, List[Assign]] = {}
+            loops: Dict[str, List[Loop]] = {}
+            for assign in function.assigns:
+                assigns.setdefault(assign.target, []).append(assign)
+            for loop in function.loops:
+                loops.setdefault(loop.target, []).append(loop)
+            found = self._bindings[id(function)] = (assigns, loops)
+        return found
 
     def _read_guards(self, function: Function, read: Span) -> Optional[Tuple[Guard, ...]]:
         """The ``if`` guards a read runs under: those of the innermost call around it (the

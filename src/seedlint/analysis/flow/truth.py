@@ -123,7 +123,11 @@ class TruthMixin:
         if not guards or not _specific(frame):
             return True
         for test, expected in guards:
-            actual = self.truth(test, frame)
+            key = (id(test), frame.key)
+            if key in self._truths:
+                actual = self._truths[key]
+            else:
+                actual = self._truths[key] = self.truth(test, frame)
             if actual is not None and actual != expected:
                 return False
         return True
