@@ -207,12 +207,13 @@ class Loops:
 
     # ------------------------------------------------------------------ single passes
     def iterated_once(self, loader: LoaderCall) -> bool:
-        """The program reads the loader through one iterator it makes once (``it =
-        iter(loader)`` outside any loop, then ``next(it)`` for every step): its workers start
-        once and are never restarted. False when any loop iterates it, or an ``iter()``
-        call inside a loop (or in a helper an epoch loop runs) makes a new iterator, or when
-        the code that builds the loader may run more than once (another consumer, maybe
-        unseen, may then iterate it per epoch)."""
+        """The program reads the loader in one pass: one ``for`` loop over it, or one
+        iterator it makes (``it = iter(loader)``, then ``next(it)`` for every step), outside
+        any other loop, in code that runs once: its workers start once and are never
+        restarted. False when a loop around that pass, a second pass, or an ``iter()`` call
+        inside a loop (or in a helper an epoch loop runs) reads it again, or when the code
+        that builds the loader may run more than once (another consumer, maybe unseen, may
+        then iterate it per epoch)."""
         once, repeated = self._passes
         if id(loader.call) not in once or id(loader.call) in repeated:
             return False
@@ -220,7 +221,7 @@ class Loops:
 
     @cached_property
     def _passes(self):
-        once: Set[int] = set()
+        passes: Dict[int, int] = {}
         repeated: Set[int] = {id(obj.loader.call) for loop in self.epoch_loops for obj in loop.loaders}
         for module in self.project.modules:
             for function in list(module.functions.values()):
@@ -228,14 +229,19 @@ class Loops:
                 if not function.loops and not iter_calls:
                     continue
                 frame = self.flow.function_frame(module, function)
-                for loop in function.loops:
-                    repeated.update(id(obj.loader.call) for obj in self.iterated(loop.iterable, frame))
-                for call in iter_calls:
-                    made = [id(obj.loader.call) for obj in self.iterated(call.args[0], frame)]
-                    if made:
-                        in_loop = any(contains(loop.span, call.span) for loop in function.loops)
-                        (once if not in_loop and self._runs_once(frame) else repeated).update(made)
-        return once, repeated
+                reads = [(loop.span, loop.iterable) for loop in function.loops]
+                reads += [(call.span, call.args[0]) for call in iter_calls]
+                for span, iterable in reads:
+                    made = [id(obj.loader.call) for obj in self.iterated(iterable, frame)]
+                    if not made:
+                        continue
+                    in_loop = any(contains(loop.span, span) and loop.span != span for loop in function.loops)
+                    if in_loop or not self._runs_once(frame):
+                        repeated.update(made)
+                        continue
+                    for call in made:
+                        passes[call] = passes.get(call, 0) + 1
+        return {call for call, count in passes.items() if count == 1}, repeated
 
     def _runs_once(self, frame: Frame, depth: int = 0) -> bool:
         """The function runs once per program: module code, or a function whose callers

@@ -36,8 +36,9 @@ class NumpyGlobalRngInWorkers(Rule):
     dependencies imply (`lightning>=2.0`, `torchvision>=0.15`, `numpy>=2`, `requires-python
     >=3.10`), nor an API the program uses outside a feature check (`torch.compile`,
     `torch.inference_mode`). `seedlint --show-settings FILE` shows what bounds it. A loader
-    the program reads through one iterator made once (`it = iter(loader)`, then `next(it)`)
-    starts its workers once: the message then claims no repetition across epochs, and a single
+    the program reads in one pass (one `for` loop over it, or one iterator made once, `it =
+    iter(loader)` then `next(it)`, outside any other loop, in code that runs once) starts its
+    workers once: the message then claims no repetition across epochs, and a single
     worker started once is not reported. Neither is a single worker whose loader's module draws
     from NumPy in the main process (its script code or a module-level function that is not the
     dataset's worker code): each restart forks from a state that has moved on.

@@ -26,8 +26,9 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
     value, an argument bound by `partial`), or `np.random.get_state()[1][0] + worker_id`.
     The seeding call may sit in another module than the loader, or in a helper the
     `worker_init_fn` calls; loaders with `persistent_workers` not statically false are skipped.
-    A loader the program reads through one iterator made once (`it = iter(loader)` outside any
-    loop, then `next(it)` at every step) starts its workers once: a seed that includes
+    A loader the program reads in one pass (one `for` loop over it, or one iterator made once,
+    `it = iter(loader)` then `next(it)` at every step, outside any other loop, in code that runs
+    once) starts its workers once: a seed that includes
     `worker_id` repeats nothing there, and one that does not is reported for making every
     worker draw the same values.
     A seeding call is reported only when the loader's workers draw from the RNG it seeds
@@ -117,8 +118,8 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
         via = ""
         if seeding.through_helper:
             via = f" (through `{spelled}` in `{seeding.frame.function.function.qualname}`, {where(seeding.frame.module, seeding.call.span)})"
-        effect = ("every worker draws the same random values (the loader's one iterator never restarts them, so "
-                  "epochs do not repeat)" if once else "every epoch repeats the same random values in each worker")
+        effect = ("every worker draws the same random values (the program reads the loader in one pass, so "
+                  "nothing restarts them and epochs do not repeat)" if once else "every epoch repeats the same random values in each worker")
         message = (
             f"worker_init_fn {init_name} seeds {what}{via} from {describe(origin, torch_version)}, and the DataLoader's "
             f"workers draw from it: {effect}; "

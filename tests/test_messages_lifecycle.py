@@ -1,0 +1,26 @@
+"""What a message claims about a loader's lifecycle: repetition "every epoch" only where the
+program reads the loader more than once; a single pass (a smoke test, one evaluation) starts
+its workers once."""
+
+from __future__ import annotations
+
+from fixture_cases import ROOT, Case
+from seedlint.engine import Engine
+
+
+def messages(case_path, tmp_path):
+    case = Case(case_path.parent.name, case_path.name if case_path.is_dir() else case_path.stem, case_path)
+    project = case.install(tmp_path)
+    return [d.message for d in Engine(case.settings_for(project)).check([str(project)]).diagnostics]
+
+
+def test_a_loader_read_in_one_pass_claims_no_repetition_across_epochs(tmp_path):
+    found = messages(ROOT / "SDL001" / "several_workers_single_pass", tmp_path)
+    assert len(found) == 1
+    assert "every worker starts from the same copy" in found[0]
+    assert "epoch" not in found[0]
+
+
+def test_a_loader_read_every_epoch_claims_the_repetition(tmp_path):
+    found = messages(ROOT / "SDL001" / "basic_getitem.py", tmp_path)
+    assert len(found) == 1 and "epochs repeat them too" in found[0]
