@@ -155,6 +155,36 @@ def test_several_environment_files_are_alternatives(tmp_path):
     assert not resolution.conflicts
 
 
+def test_readme_install_commands_fill_in_what_nothing_else_declares(tmp_path):
+    write(tmp_path / "readme", {
+        "requirements.txt": "numpy\nopencv-python\n",
+        "README.md": """\
+            ## Installation
+            ```bash
+            conda create -n seg python=3.10.4
+            conda activate seg
+            pip install -r requirements.txt
+            pip install torch==1.12.1+cu113 torchvision==0.13.1+cu113 \\
+                -f https://example.org/whl/torch_stable.html
+            ```
+            """,
+    })
+    resolution = versions(tmp_path / "readme")
+    assert resolution.get("torch").describe() == "==1.12.1"
+    assert resolution.get("python").describe() == ">=3.10.4,<3.10.5.dev0"
+    assert "README.md:6" in resolution.get("torch").reasons[0]
+    write(tmp_path / "cuda", {"README.md": """\
+        For CUDA 10.2: `pip install torch==1.8.1`
+        For CUDA 11.3:
+
+            $ pip install torch==1.12.1
+        """, "setup.cfg": ""})
+    torch = versions(tmp_path / "cuda").get("torch")
+    assert torch.may_be_below("1.9") and torch.may_be_at_least("1.12") and not torch.may_be_at_least("1.13")
+    write(tmp_path / "declared", {"requirements.txt": "torch>=1.7\n", "README.md": "pip install torch==2.1.0\n"})
+    assert versions(tmp_path / "declared").get("torch").describe() == ">=1.7"
+
+
 def test_ranges_follow_pep_440():
     assert range_from_specifiers("1.9").describe() == ">=1.9,<1.10.dev0"
     assert not range_from_specifiers("1.9").may_be_below("1.9")

@@ -32,7 +32,8 @@ class NumpyGlobalRngInWorkers(Rule):
     by the loader's caller, does not seed it.
 
     Reported only when the loader's program may run on torch < 1.9: nothing bounds torch
-    from below at 1.9 or newer, neither the project's declarations, nor the bounds its other
+    from below at 1.9 or newer, neither the project's declarations (packaging files, environment
+    files, Dockerfiles, and the install commands its README shows), nor the bounds its other
     dependencies imply (`lightning>=2.0`, `torchvision>=0.15`, `numpy>=2`, `requires-python
     >=3.10`), nor an API the program uses outside a feature check (`torch.compile`,
     `torch.inference_mode`). `seedlint --show-settings FILE` shows what bounds it. A loader

@@ -8,7 +8,9 @@ strings, ``python_requires``, and the requirements files it opens), ``environmen
 (conda specs and its ``pip:`` list, whose pins replace conda's; several environment files
 are alternatives, and a package gets the union of their ranges), and Dockerfiles (the base image's torch or Python, and
 what ``pip install`` / ``conda install`` commands pin), which fill in only what the
-packaging files leave undeclared. Poetry's ``^``/``~`` and conda's ``=1.8`` are
+packaging files leave undeclared, and last the install commands a README or INSTALL file
+shows (``conda create -n x python=3.10``, ``pip install torch==1.12.1``), each command one
+alternative. Poetry's ``^``/``~`` and conda's ``=1.8`` are
 translated to PEP 440 first: packaging does not read them.
 """
 
@@ -514,13 +516,13 @@ def _from_image(image: str, file: str, line: int) -> Optional[Declaration]:
     return Declaration(package, specifier, file, line)
 
 
-def _installed(command: str, file: str, line: int) -> List[Declaration]:
+def _installed(command: str, file: str, line: int, more_installers: Optional[Dict[Tuple[str, str], str]] = None) -> List[Declaration]:
     found: List[Declaration] = []
     for part in re.split(r"&&|\|\||;|\|", command):
         words = _split_shell(part)
         while words and words[0] in ("python", "python3", "-m", "sudo", "RUN"):
             words = words[1:]
-        kind = _INSTALLERS.get(tuple(words[:2]))
+        kind = _INSTALLERS.get(tuple(words[:2])) or (more_installers or {}).get(tuple(words[:2]))
         if kind is None:
             continue
         skip = False
@@ -610,6 +612,58 @@ def _linux_conda_package(path: str) -> Optional[Tuple[str, int]]:
     return None
 
 
+# ---------------------------------------------------------------------- README install commands
+README_FILES = ("README*", "readme*", "Readme*", "INSTALL*", "install*.md", "docs/INSTALL*", "docs/install*", "docs/installation*")
+_README_INSTALLERS = {("conda", "create"): "conda", ("mamba", "create"): "conda"}
+_PROMPT = re.compile(r"^(?:\$|>|#|%|!)\s*")
+_INLINE_CODE = re.compile(r"`([^`]+)`")
+_INSTALLER_WORDS = ("pip ", "pip3 ", "conda ", "mamba ", "python -m pip ", "python3 -m pip ")
+
+
+def readme(path: str, root: str) -> List[Tuple[List[Declaration], Optional[Declaration]]]:
+    """The install commands a README or INSTALL file shows (``conda create -n x python=3.10``,
+    ``pip install torch==1.12.1``), each one way to install the project: one result per command."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return []
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Tuple[List[Declaration], Optional[Declaration]]] = []
+    for line_number, command in _command_lines(text):
+        installed = _installed(command, file, line_number, _README_INSTALLERS)
+        if not installed:
+            continue
+        python = next((d for d in installed if d.package == "python"), None)
+        found.append(([d for d in installed if d.package != "python"], python))
+    return found
+
+
+def _command_lines(text: str) -> Iterator[Tuple[int, str]]:
+    """Lines that start with an installer (after a shell prompt), continuation lines joined,
+    and inline code spans that hold one."""
+    pending: List[str] = []
+    start = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = _PROMPT.sub("", line.strip().strip("`").strip())
+        if pending:
+            pending.append(stripped[:-1] if stripped.endswith("\\") else stripped)
+            if not stripped.endswith("\\"):
+                yield start, " ".join(pending)
+                pending = []
+            continue
+        if not stripped.startswith(_INSTALLER_WORDS):
+            for inline in _INLINE_CODE.findall(line):  # prose naming a command: "For CUDA 10.2: `pip install torch==1.8.1`"
+                if _PROMPT.sub("", inline.strip()).startswith(_INSTALLER_WORDS):
+                    yield number, _PROMPT.sub("", inline.strip())
+            continue
+        if stripped.endswith("\\"):
+            start = number
+            pending = [stripped[:-1]]
+        else:
+            yield number, stripped
+
+
 # ---------------------------------------------------------------------- one folder
 def folder_declarations(directory: str, root: Optional[str] = None) -> List[Declaration]:
     """Every declaration the packaging files of ``directory`` make (requires-python as
@@ -649,6 +703,15 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
             found.extend(d for d in installed if d.package not in declared)
             if python is not None and "python" not in declared:
                 pythons.append(python)
+    # The install commands a README shows fill in, last, what nothing else declares; two
+    # commands that pin one package differently are alternatives (one per CUDA version).
+    declared = {d.package for d in found} | ({"python"} if pythons else set())
+    readmes = sorted({named for pattern in README_FILES for named in glob.glob(os.path.join(directory, pattern)) if os.path.isfile(named)})
+    commands = [result for named in readmes for result in readme(named, root)]
+    shown, shown_python = environment_alternatives(commands)
+    found.extend(d for d in shown if d.package not in declared)
+    if "python" not in declared:
+        pythons.extend(shown_python)
     return found + pythons[:1]
 
 
