@@ -9,7 +9,10 @@ which torch the authors run, ``if hasattr(torch, "compile")`` does not.
 
 Sources: the PyTorch release notes of the release named (and the docs' "New in version"),
 the Lightning changelog (``src/lightning/pytorch/CHANGELOG.md``: 2.0.0's "Removed" section
-lists ``LightningLite``, ``Trainer.from_argparse_args`` and ``replace_sampler_ddp``).
+lists ``LightningLite``, ``Trainer.from_argparse_args`` and ``replace_sampler_ddp``), and for
+albumentations the module contents of its released wheels (0.5.2, 1.0.0, 1.3.1, 1.4.0 compared:
+1.0.0 moved the geometric transforms to ``albumentations.augmentations.geometric``, 1.4.0
+removed ``RandomBrightness``/``RandomContrast``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,16 @@ API_ERAS: Tuple[ApiEra, ...] = (
     ApiEra("lightning.pytorch.Trainer.from_argparse_args", "lightning", "<2.0", "Lightning 2.0.0 changelog: Trainer.from_argparse_args removed"),
     ApiEra("lightning.pytorch.Trainer.add_argparse_args", "lightning", "<2.0", "Lightning 2.0.0 changelog: Trainer.add_argparse_args removed"),
     ApiEra("lightning.lite", "lightning", "<2.0", "Lightning 2.0.0 changelog: lightning.lite removed"),
+    ApiEra("albumentations.augmentations.transforms.RandomRotate90", "albumentations", "<1.0",
+           "albumentations 1.0.0 wheel: RandomRotate90 lives in augmentations.geometric, not augmentations.transforms"),
+    ApiEra("albumentations.augmentations.transforms.Resize", "albumentations", "<1.0",
+           "albumentations 1.0.0 wheel: Resize lives in augmentations.geometric, not augmentations.transforms"),
+    ApiEra("albumentations.augmentations.transforms.ShiftScaleRotate", "albumentations", "<1.0",
+           "albumentations 1.0.0 wheel: ShiftScaleRotate lives in augmentations.geometric, not augmentations.transforms"),
+    ApiEra("albumentations.augmentations.transforms.RandomBrightness", "albumentations", "<1.4",
+           "albumentations 1.4.0 wheel: RandomBrightness removed (1.3.1 still has it)"),
+    ApiEra("albumentations.augmentations.transforms.RandomContrast", "albumentations", "<1.4",
+           "albumentations 1.4.0 wheel: RandomContrast removed (1.3.1 still has it)"),
 )
 
 ERAS_BY_API: Dict[str, ApiEra] = {era.api: era for era in API_ERAS}

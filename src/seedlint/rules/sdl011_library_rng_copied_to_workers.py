@@ -37,6 +37,10 @@ class LibraryRngCopiedToWorkers(Rule):
     | MONAI | `Randomizable.R`, a `RandomState` shared by every bare random transform (in a `Compose`, one per transform) | `monai.data.DataLoader` when no `worker_init_fn` is passed; `monai.data.utils.worker_init_fn(worker_id)`; `set_random_state(seed=...)` |
     | albumentations 1.4.21-2.0.8, albumentationsx < 2.3.1 | a `default_rng` and a `random.Random` per transform, made at construction (seeded or not) | `pipeline.set_random_seed(s)`; albumentationsx 2.0.9+ itself when `seed=` is an int, 2.3.1+ always |
 
+    A library's release range is what the project declares, narrowed by the APIs the program
+    uses outside a feature check: `albumentations.augmentations.transforms.RandomRotate90`
+    exists only before 1.0, so a program that reads it never runs on 1.4.21.
+
     Library calls that draw from NumPy's or Python's global RNG (audiomentations, nlpaug,
     `scipy.stats` `rvs()`, `sklearn.utils.shuffle`) are draws for SDL001 and SDL003, not
     for this rule: torch reseeds those RNGs.
