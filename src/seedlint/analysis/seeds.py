@@ -70,7 +70,8 @@ class Origin:
     raw: bool = False
     """For EPOCH: the value may still exceed 2**32 - 1."""
     parts: FrozenSet[str] = frozenset()
-    """For FIXED: what it is made of (CONSTANT, WORKER_ID, CONFIG, NUMPY_STATE, RANK)."""
+    """For FIXED: what it is made of (CONSTANT, WORKER_ID, CONFIG, NUMPY_STATE, RANK); for
+    EPOCH: RANK when the rank is mixed in (``torch.initial_seed() + rank * 100``)."""
 
     @property
     def fixed(self) -> bool:
@@ -99,7 +100,8 @@ def combine(origins: Iterable[Origin], op: Optional[str] = None) -> Origin:
     epoch = [o for o in origins if o.kind == EPOCH]
     if epoch:
         raw = any(o.raw for o in epoch) and op not in _REDUCING_OPS
-        return Origin(EPOCH, raw=raw)
+        rank = frozenset({RANK}) if any(RANK in o.parts for o in origins) else frozenset()
+        return Origin(EPOCH, raw=raw, parts=rank)
     for kind in (VARYING, UNKNOWN, _WORKER_INFO, _NUMPY_STATE_ARRAY):
         if any(o.kind == kind for o in origins):
             return Origin(UNKNOWN) if kind in (_WORKER_INFO, _NUMPY_STATE_ARRAY) else Origin(kind)

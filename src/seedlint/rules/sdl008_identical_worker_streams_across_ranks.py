@@ -12,7 +12,8 @@ from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
-from seedlint.rng import TORCH
+from seedlint.analysis.worker_init import worker_seedings
+from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "seed-everything-workers"
@@ -44,6 +45,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       numbers. Library seeders count as seeding torch (`transformers.set_seed`,
       `accelerate.utils.set_seed`, MONAI's `set_determinism`), and so do the random
       transforms that MONAI's own `DataLoader` reseeds in each worker from torch's seed.
+
+    Only draws that follow torch's per-worker seed count: not those of a stream the
+    `worker_init_fn` reseeds with the rank mixed in (`torch.initial_seed() + rank * 100`),
+    nor of a stream worker code reseeds itself (`torch.manual_seed(np.random.randint(...))`).
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -315,20 +320,55 @@ def _draws_in_workers_of(project: Project, loader) -> bool:
 
 
 def _workers_draw(project: Project, loader, frame) -> bool:
-    """The loader has workers whose draws follow torch's per-worker seed: global-RNG draws,
-    or a library's RNG that the loader itself reseeds from that seed (MONAI's DataLoader)."""
+    """The loader has workers whose draws follow torch's per-worker seed: global-RNG draws
+    of a stream that neither the worker_init_fn reseeds per rank nor worker code reseeds
+    itself (``torch.manual_seed(np.random.randint(...))`` before its torch draws), or a
+    library's RNG that the loader itself reseeds from that seed (MONAI's DataLoader)."""
     loaders = project.loaders
     if not loaders.workers(loader, frame).may_be_positive:
         return False
     init = loaders.worker_init(loader, frame)
     library_reseeds = not init.unknown and all(isinstance(v, Constant) and v.value is None for v in init.values)
+    per_rank = _streams_seeded_per_rank(project, loader, frame, init)
     for instance in loaders.datasets(loader, frame):
         run = project.workers.of(instance)
-        if run.sure_draws:
+        reseeded = per_rank | _streams_reseeded_in_workers(project, run)
+        if any(draw.stream not in reseeded for draw in run.sure_draws):
             return True
         if library_reseeds and any(loader.library in draw.entry.seeding_loaders for draw in run.library_draws):
             return True
     return False
+
+
+def _streams_seeded_per_rank(project: Project, loader, frame, init) -> Set[str]:
+    """Global streams every value of the worker_init_fn reseeds from a seed with the rank in it."""
+    if init.unknown:
+        return set()
+    found: Optional[Set[str]] = None
+    for value in init.values:
+        if isinstance(value, Constant) and value.value is None:
+            return set()
+        if not isinstance(value, FunctionObj):
+            return set()
+        streams = set()
+        for seeding, origin in worker_seedings(project, loader, frame, value):
+            if origin.rank_dependent:
+                streams |= set(seeding.rngs)
+        found = streams if found is None else found & streams
+    return found or set()
+
+
+def _streams_reseeded_in_workers(project: Project, run) -> Set[str]:
+    """Global streams worker code reseeds itself, wherever the seed comes from."""
+    flow = project.flow
+    found: Set[str] = set()
+    for reached in run.functions:
+        for call in reached.frame.function.function.calls:
+            names = flow.callee_names(call, reached.frame)
+            for stream, seeders in ((NUMPY, NUMPY_GLOBAL_SEEDERS), (PYTHON_RANDOM, STDLIB_GLOBAL_SEEDERS), (TORCH, TORCH_GLOBAL_SEEDERS)):
+                if names & seeders:
+                    found.add(stream)
+    return found
 
 
 def _depends_on_parameter(frame: Frame, value) -> bool:
