@@ -23,3 +23,12 @@ def test_fixed_worker_seed_runs_and_differs_per_epoch():
     first, second = epochs_of_values(module.make_loader(), legacy_numpy_seeding=False)
     assert len(first) == len(second) == 16
     assert duplicate_count(first + second) == 0
+
+
+def test_seed_reduced_only_when_too_large_runs_in_every_worker():
+    """The silent fixture reduces the seed under ``if torch_seed >= 2**32``: below 2**32
+    either way, so NumPy accepts it whatever torch's base seed is."""
+    module = load_module(FIXTURES / "clean_reduced_only_when_too_large.py")
+    torch.manual_seed(0)
+    first, second = epochs_of_values(module.make_loader(), legacy_numpy_seeding=False)
+    assert len(first) == len(second) == 64

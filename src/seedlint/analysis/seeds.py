@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from seedlint import timing
 from seedlint.analysis.objects import Constant, Frame
-from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Const, Function, IfExp, Name, Seq, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Const, Function, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import (
     LIBRARY_SEED_DEFAULTS,
     LIBRARY_SEED_HELPERS,
@@ -108,6 +108,43 @@ def combine(origins: Iterable[Origin], op: Optional[str] = None) -> Origin:
     if all(o.kind == ENTROPY for o in origins):
         return Origin(ENTROPY)
     return Origin(FIXED, parts=frozenset().union(*(o.parts for o in origins if o.kind == FIXED)))
+
+
+def _clamped_below_2_32(bindings, root: str) -> bool:
+    """One of the name's assignments reduces it under a test of its own size
+    (``if seed >= 2**32: seed = seed % 2**32``): past that ``if`` it is below 2**32 either way."""
+    for assign in bindings:
+        if not assign.guards:
+            continue
+        test, expected = assign.guards[-1]
+        value = assign.value
+        if not (isinstance(value, BinOp) and value.op in _REDUCING_OPS and isinstance(value.left, Name) and value.left.dotted == root):
+            continue
+        if not (isinstance(test, Compare) and isinstance(test.left, Name) and test.left.dotted == root):
+            continue
+        limit = _constant_int(test.right)
+        if limit is None:
+            continue
+        if expected and ((test.op == ">=" and limit <= 2**32) or (test.op == ">" and limit < 2**32)):
+            return True
+    return False
+
+
+def _constant_int(value) -> Optional[int]:
+    """An integer written with constants: ``4294967296``, ``2**32``, ``2**32 - 1``."""
+    if isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
+        return value.value
+    if isinstance(value, BinOp):
+        left, right = _constant_int(value.left), _constant_int(value.right)
+        if left is None or right is None:
+            return None
+        if value.op == "Power" and 0 <= right <= 64:
+            return left ** right
+        if value.op == "Subtract":
+            return left - right
+        if value.op == "Add":
+            return left + right
+    return None
 
 
 def describe(origin: Origin, torch_version=None) -> str:
@@ -363,6 +400,8 @@ class Seeds:
                 base = UNKNOWN_ORIGIN
             elif bindings:
                 base = combine(self.origin(a.value, scope, context) for a in bindings)
+                if base.kind == EPOCH and base.raw and _clamped_below_2_32(bindings, root):
+                    base = Origin(EPOCH, raw=False, parts=base.parts)
             else:
                 base = UNKNOWN_ORIGIN if not looped else fixed(CONFIG)
         if name.rest:
