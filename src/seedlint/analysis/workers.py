@@ -28,6 +28,7 @@ from seedlint.analysis.objects import (
     ordered,
 )
 from seedlint.facts.model import EXCEPT, BinOp, Call, Const, Name, Subscript
+from seedlint.analysis.flow.shared import _inside
 from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
 from seedlint.rng import (
@@ -362,8 +363,10 @@ class WorkerCode:
 
 
 def _resampling_calls(frame: Frame) -> Set[int]:
-    """Calls inside an index the method passes back to its own dataset: ``self[...]`` or
-    ``self.__getitem__(...)`` in what it returns."""
+    """Calls inside an index the method passes back to its own dataset (``self[...]`` or
+    ``self.__getitem__(...)`` in what it returns), and draws of another index inside a
+    ``while`` loop that retries an item it could not read (``while len(frames) == 0: index =
+    np.random.randint(len(self))``)."""
     function = frame.function.function
     if not function.params or function.class_name is None:
         return set()
@@ -372,7 +375,25 @@ def _resampling_calls(frame: Frame) -> Set[int]:
     for value in function.returns:
         for index in _own_item_indices(value, receiver):
             found.update(_calls_within(index))
+    retries = [loop.span for loop in function.loops if loop.is_while]
+    for call in function.calls if retries else ():
+        if any(_inside(span, call.span) for span in retries) and any(_sizes_own_items(arg, receiver) for arg in call.args):
+            found.add(id(call))
     return found
+
+
+def _sizes_own_items(value, receiver: str) -> bool:
+    """``len(self)``, ``self.__len__()``, ``len(self.samples)`` (and arithmetic on them)."""
+    if isinstance(value, BinOp):
+        return _sizes_own_items(value.left, receiver) or _sizes_own_items(value.right, receiver)
+    if not isinstance(value, Call) or not isinstance(value.func, Name):
+        return False
+    if value.func.dotted == f"{receiver}.__len__":
+        return True
+    return (
+        value.func.dotted == "len" and len(value.args) == 1 and isinstance(value.args[0], Name)
+        and (value.args[0].dotted == receiver or value.args[0].dotted.startswith(receiver + "."))
+    )
 
 
 def _own_item_indices(value, receiver: str) -> List:

@@ -853,7 +853,7 @@ class _Collector(cst.CSTVisitor):
         self.loops[-1].pop()
 
     def visit_While(self, node: cst.While) -> None:
-        loop = Loop(self.span(node), "", self.value(node.test))
+        loop = Loop(self.span(node), "", self.value(node.test), is_while=True)
         self.function.loops.append(loop)
         self.loops[-1].append(loop)
 

@@ -216,8 +216,10 @@ class Loop:
     span: Span
     target: str
     iterable: Value
+    """For a ``while`` loop: its test."""
     calls: List[Call] = field(default_factory=list)
     assigns: List[Assign] = field(default_factory=list)
+    is_while: bool = False
 
 
 @dataclass(eq=False)

@@ -71,10 +71,13 @@ class NamesMixin:
         module = frame.module
         found: List[Values] = []
         bound = self._bindings_of(function)
-        assigns = [a for a in bound[0].get(root, ()) if self.guards_may_hold(a.guards, frame)]
+        assigns = list(bound[0].get(root, ()))
         killed = False
         if read is not None:
+            # Every arm of an if/elif/else counts for what reaches the read, even arms that
+            # cannot run here: only then drop what cannot.
             assigns, killed = _reaching(function, assigns, read, self._read_guards(function, read))
+        assigns = [a for a in assigns if self.guards_may_hold(a.guards, frame)]
         if root in function.params and not killed:
             found.append(self.param(frame, root))
         for assign in assigns:

@@ -78,7 +78,8 @@ def _reaching(function: Function, assigns: List, read: Span, read_guards: Option
     if not killers:
         # Without an unconditional one, every assignment before the read may reach it, and
         # later ones only through a loop around it (not ``x = f(x)``'s own target).
-        return [a for a in assigns if _before(a.span, read) or any(_inside(loop, a.span) for loop in loops_around_read)], False
+        kept = [a for a in assigns if _before(a.span, read) or any(_inside(loop, a.span) for loop in loops_around_read)]
+        return _after_exhaustive_branches(kept, read, read_guards or (), in_loop)
     last = max(killers, key=lambda a: (a.span.line, a.span.col))
     kept = []
     for assign in assigns:
@@ -87,7 +88,36 @@ def _reaching(function: Function, assigns: List, read: Span, read_guards: Option
         elif (assign.span.line, assign.span.col) > (last.span.line, last.span.col):
             if _before(assign.span, read) or any(_inside(loop, assign.span) for loop in loops_around_read):
                 kept.append(assign)
-    return kept, True
+    return _after_exhaustive_branches(kept, read, read_guards or (), in_loop)[0], True
+
+
+def _after_exhaustive_branches(assigns: List, read: Span, read_guards: Sequence[Guard], in_loop) -> Tuple[List, bool]:
+    """Drop the assignments that every arm of a later ``if``/``elif``/``else`` overwrites
+    (``mode = None``, then ``mode = "train"`` / ``"test"`` / ``"val"`` in the arms): some
+    arm's assignment runs on every path before the read. True when one does (the value the
+    name had before, a parameter's too, never reaches the read)."""
+    branched = [a for a in assigns if _before(a.span, read) and not in_loop(a.span) and not _implied_by(a.guards, read_guards)]
+    if not branched:
+        return assigns, False
+    extras = [tuple(g for g in a.guards if not any(g[0] is other and g[1] == truth for other, truth in read_guards)) for a in branched]
+    if not _covers(extras):
+        return assigns, False
+    first = min(branched, key=lambda a: (a.span.line, a.span.col))
+    return [a for a in assigns if (a.span.line, a.span.col) >= (first.span.line, first.span.col)], True
+
+
+def _covers(paths: List[Tuple[Guard, ...]], depth: int = 0) -> bool:
+    """Every combination of the tests' truth values satisfies one of the guard paths."""
+    if any(not path for path in paths):
+        return True
+    if depth > 16:
+        return False
+    test = paths[0][0][0]
+    holds, fails = [], []
+    for path in paths:
+        if path[0][0] is test:
+            (holds if path[0][1] else fails).append(path[1:])
+    return bool(holds) and bool(fails) and _covers(holds, depth + 1) and _covers(fails, depth + 1)
 
 
 def _implied_by(guards: Sequence[Guard], read_guards: Sequence[Guard]) -> bool:
