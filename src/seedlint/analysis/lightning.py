@@ -6,7 +6,10 @@ A loader *reaches* Lightning when a ``*_dataloader`` hook of a ``LightningModule
 runner is the Trainer whose run call receives that loader or that module's object; a
 hook of a class no visible Trainer runs is run by an *unseen* Trainer (a ``LightningCLI``,
 or a user of the library), which injects samplers unless every Trainer the project builds
-turns injection off. A Trainer's flags are read through ``**trainer_kwargs`` dicts.
+turns injection off. A Trainer's flags are read through ``**trainer_kwargs`` dicts. A
+configuration instantiated with a keyword only a Trainer takes
+(``hydra.utils.instantiate(cfg.trainer, replace_sampler_ddp=False)``) is a Trainer built
+there, with that flag.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ MODULE_BASES = ("LightningModule", "LightningDataModule")
 HOOKS = ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader")
 RUN_METHODS = ("fit", "validate", "test", "predict", "tune")
 LOADER_KEYWORDS = ("train_dataloaders", "val_dataloaders", "dataloaders", "train_dataloader", "val_dataloader", "test_dataloaders")
+CONFIG_INSTANTIATORS = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.instantiate._instantiate2.instantiate"})
+"""Functions that build an object a configuration names, passing their own keywords on to it."""
+CONFIG_INSTANTIATORS_LAST = ("instantiate", "call")
 NEW_FLAG = "use_distributed_sampler"
 TRAINER_OLD_FLAG = "replace_sampler_ddp"
 FABRIC_OLD_FLAG = "replace_sampler"
@@ -113,13 +119,21 @@ class Lightning:
         found = []
         for module in self.project.modules:
             for function, call in module.all_calls():
-                if not _spelled_in(call, ("Trainer", "from_argparse_args", "LightningCLI")):
+                if not _spelled_in(call, ("Trainer", "from_argparse_args", "LightningCLI", *CONFIG_INSTANTIATORS_LAST)):
                     continue
                 frame = self.flow.function_frame(module, function)
                 objects = self.flow.callee_objects(call, frame)
-                if any(self._is_trainer_class(o) for o in objects):
+                if any(self._is_trainer_class(o) for o in objects) or self._instantiates_trainer(call, objects):
                     found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
         return found
+
+    @staticmethod
+    def _instantiates_trainer(call: Call, objects: Values) -> bool:
+        """``hydra.utils.instantiate(cfg.trainer, replace_sampler_ddp=False, ...)``: a config
+        instantiated with a keyword only a Trainer takes is the Trainer."""
+        if not any(getattr(o, "qualified", None) in CONFIG_INSTANTIATORS for o in objects):
+            return False
+        return any(call.kwarg(flag) is not None for flag in (NEW_FLAG, TRAINER_OLD_FLAG))
 
     def _is_trainer_class(self, obj: Obj) -> bool:
         if isinstance(obj, ClassObj):
