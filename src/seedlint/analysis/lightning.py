@@ -123,17 +123,25 @@ class Lightning:
                     continue
                 frame = self.flow.function_frame(module, function)
                 objects = self.flow.callee_objects(call, frame)
-                if any(self._is_trainer_class(o) for o in objects) or self._instantiates_trainer(call, objects):
+                if any(self._is_trainer_class(o) for o in objects):
                     found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
+                elif any(getattr(o, "qualified", None) in CONFIG_INSTANTIATORS for o in objects):
+                    found.extend(self._instantiated_trainers(module, function, call, frame))
         return found
 
-    @staticmethod
-    def _instantiates_trainer(call: Call, objects: Values) -> bool:
-        """``hydra.utils.instantiate(cfg.trainer, replace_sampler_ddp=False, ...)``: a config
-        instantiated with a keyword only a Trainer takes is the Trainer."""
-        if not any(getattr(o, "qualified", None) in CONFIG_INSTANTIATORS for o in objects):
-            return False
-        return any(call.kwarg(flag) is not None for flag in (NEW_FLAG, TRAINER_OLD_FLAG))
+    def _instantiated_trainers(self, module: ModuleFacts, function, call: Call, frame: Frame) -> List[Runner]:
+        """``hydra.utils.instantiate(cfg.trainer, ...)``: a Trainer the configuration's
+        ``_target_`` names, built from its keys and the call's keywords; or, where the
+        configuration cannot be read, a config instantiated with a keyword only a Trainer
+        takes (``replace_sampler_ddp=False``)."""
+        found = []
+        for value in self.flow.eval(call, frame):
+            if isinstance(value, ExternalInstance) and value.qualified in TRAINER_CLASSES:
+                made, made_frame = value.site.call, value.site.frame
+                found.append(Runner("trainer", module, function, made, made_frame, self._injects(made, made_frame, TRAINER_OLD_FLAG)))
+        if not found and any(call.kwarg(flag) is not None for flag in (NEW_FLAG, TRAINER_OLD_FLAG)):
+            found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
+        return found
 
     def _is_trainer_class(self, obj: Obj) -> bool:
         if isinstance(obj, ClassObj):

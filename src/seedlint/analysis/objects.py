@@ -285,16 +285,20 @@ class DictObj(Obj):
     keys the analysis did not see. ``origin``: the module-level variable that holds it, so
     items stored into that variable anywhere (``REGISTRY["voc"] = VOC``) belong to it."""
 
-    __slots__ = ("entries", "open", "origin")
+    __slots__ = ("entries", "open", "origin", "attributes")
 
-    def __init__(self, entries: Iterable[Entry], open: bool = False, origin: Optional[Tuple[str, str]] = None) -> None:
+    def __init__(
+        self, entries: Iterable[Entry], open: bool = False, origin: Optional[Tuple[str, str]] = None, attributes: bool = False,
+    ) -> None:
         self.entries = tuple(entries)
         self.open = open
         self.origin = origin
-        self.key = intern(("dict", tuple(e.ident for e in self.entries), open, origin))
+        self.attributes = attributes
+        """Its keys also read as attributes (a configuration: ``cfg.data.num_workers``)."""
+        self.key = intern(("dict", tuple(e.ident for e in self.entries), open, origin, attributes))
 
     def with_origin(self, origin: Tuple[str, str]) -> "DictObj":
-        return DictObj(self.entries, self.open, origin)
+        return DictObj(self.entries, self.open, origin, self.attributes)
 
 
 class ModuleObj(Obj):

@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from seedlint import timing
 from seedlint.analysis.objects import Constant, Frame
-from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Const, Function, IfExp, Name, Seq, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Const, DictDisplay, Function, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import (
     LIBRARY_SEED_DEFAULTS,
     LIBRARY_SEED_HELPERS,
@@ -299,6 +299,8 @@ class Seeds:
             return self._name(value, frame, context)
         if isinstance(value, Seq) and value.items:
             return combine(self.origin(v, frame, context) for v in value.items)
+        if isinstance(value, DictDisplay) and value.attributes:
+            return fixed(CONFIG)  # a configuration file's values are fixed for the run
         return UNKNOWN_ORIGIN
 
     def _in_worker(self, frame: Frame, context: Context) -> bool:

@@ -129,6 +129,8 @@ class DictDisplay:
     keys: Tuple["Value", ...]
     values: Tuple["Value", ...]
     stars: Tuple["Value", ...] = ()
+    attributes: bool = False
+    """Its keys also read as attributes: a configuration (OmegaConf's ``cfg.data.workers``)."""
 
 
 @dataclass(eq=False)

@@ -197,9 +197,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         ), related=[seeding.frame.module, *(loader.module for loader in loaders)])
 
 
-LAUNCH_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli")
+LAUNCH_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli", "instantiate")
 """Spellings of calls that start several ranks, or of the helpers that do
-(``utils.init_distributed_mode``, ``setup_ddp``, ``Trainer``)."""
+(``utils.init_distributed_mode``, ``setup_ddp``, ``Trainer``, a configuration
+``instantiate`` that may build one)."""
 
 
 def _multi_process_trainers(project: Project) -> list:

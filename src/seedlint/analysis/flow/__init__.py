@@ -113,6 +113,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._guards_at: Dict[tuple, Optional[Tuple[Guard, ...]]] = {}
         self._truths: Dict[tuple, Optional[bool]] = {}
         self._bindings: Dict[int, tuple] = {}
+        self._configurations: Dict[tuple, Optional[Value]] = {}
+        self._instantiated: Dict[tuple, Call] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0
@@ -172,7 +174,7 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         if isinstance(value, DictDisplay):
             entries = [Entry(v, frame, self._static_key(k, frame)) for k, v in zip(value.keys, value.values)]
             entries += [Entry(star, frame, Entry.ANY, spread=True) for star in value.stars]
-            return frozenset({DictObj(entries)})
+            return frozenset({DictObj(entries, attributes=value.attributes)})
         if isinstance(value, IfExp):
             truth = self.truth(value.test, frame) if value.test is not None and _specific(frame) else None
             if truth is True:

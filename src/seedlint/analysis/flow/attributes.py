@@ -19,6 +19,7 @@ from seedlint.analysis.objects import (
     ClassObj,
     Constant,
     DictObj,
+    Entry,
     External,
     ExternalInstance,
     Frame,
@@ -89,6 +90,11 @@ class AttributesMixin:
             return self._argparse_default(obj.parser, name)
         if isinstance(obj, HParams):
             return self.param(obj.init_frame, name) if obj.holds(name) else UNKNOWN_SET
+        if isinstance(obj, DictObj) and obj.attributes and not name.startswith("__"):
+            keys = {e.key for e in self.dict_entries(obj)}
+            if name in keys or Entry.ANY in keys or obj.open:
+                return self.item(frozenset({obj}), Const(name), None)
+            return frozenset({MethodOf(obj, name)})  # ``cfg.get``, ``cfg.items``
         if isinstance(obj, (DictObj, SeqObj, Constant, FunctionObj, MethodOf)):
             return frozenset({MethodOf(obj, name)})
         return UNKNOWN_SET

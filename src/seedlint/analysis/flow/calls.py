@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import List, Optional, Set
 
 from seedlint.analysis import library
+from seedlint.analysis.hydra_configs import INSTANTIATE, configured_call
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.objects import (
     NONE,
@@ -15,6 +16,7 @@ from seedlint.analysis.objects import (
     UNKNOWN_SET,
     ArgsObj,
     ClassObj,
+    Constant,
     DictObj,
     Entry,
     External,
@@ -178,9 +180,38 @@ class CallsMixin:
             return self._super(frame)
         if qualified in library.TYPE and len(call.args) == 3:
             return self._runtime_class(call, frame)
+        if qualified in INSTANTIATE and call.args:
+            return self._instantiate(site)
         if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
             return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
         return frozenset({ExternalInstance(qualified, site)})
+
+    def _instantiate(self, site: Site) -> Values:
+        """``hydra.utils.instantiate(config, **overrides)``: what the config's ``_target_``
+        builds from its other keys and the call's keywords. A config the analysis cannot see
+        (or with ``_partial_``) gives unknown."""
+        call, frame = site.call, site.frame
+        found: List[Values] = []
+        for config in self.eval(call.args[0], frame):
+            if not isinstance(config, DictObj):
+                found.append(UNKNOWN_SET)
+                continue
+            entries = self.dict_entries(config)
+            keyed = [(e.key, e) for e in entries if not e.spread and isinstance(e.key, str)]
+            targets = [e for key, e in keyed if key == "_target_"]
+            if not targets or any(key == "_partial_" for key, _ in keyed) or config.open:
+                found.append(UNKNOWN_SET)
+                continue
+            for target in self.eval(targets[0].value, targets[0].frame):
+                if not (isinstance(target, Constant) and isinstance(target.value, str)):
+                    found.append(UNKNOWN_SET)
+                    continue
+                memo = (id(call), config.key, target.value)
+                made = self._instantiated.get(memo)
+                if made is None:
+                    made = self._instantiated[memo] = configured_call(call, target.value, [(k, e.value) for k, e in keyed])
+                found.append(self._call(made, frame))
+        return union(found) if found else UNKNOWN_SET
 
     def _zipped_entries(self, value: Value, frame: Frame) -> Optional[List[Entry]]:
         """``dict(zip(keys, values))``: keys paired with values when both are closed

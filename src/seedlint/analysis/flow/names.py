@@ -146,7 +146,7 @@ class NamesMixin:
                         continue
                     extra += [Entry(v, frame, key) for key, v in call.kwargs]
                     extra += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1] if _spelled_last(call) == "update"]
-                changed.add(DictObj(obj.entries + tuple(extra) + tuple(stored), obj.open, obj.origin))
+                changed.add(DictObj(obj.entries + tuple(extra) + tuple(stored), obj.open, obj.origin, obj.attributes))
             else:
                 changed.add(obj)
         return frozenset(changed)

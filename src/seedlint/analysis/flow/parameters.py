@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+from seedlint.analysis.hydra_configs import hydra_config
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import (
     NOTHING,
@@ -42,6 +43,10 @@ class ParametersMixin:
     def _param(self, frame: Frame, name: str) -> Values:
         function = frame.function.function
         position = function.params.index(name)
+        if position == 0 and function.decorators:
+            config = self.configuration_of(frame.function)
+            if config is not None:
+                return self.eval(config, self.module_frame(frame.module))
         if position == 0 and self.receiver_param(frame.function):
             if frame.receiver is not None:
                 return frozenset({frame.receiver})
@@ -61,6 +66,14 @@ class ParametersMixin:
             found.append(UNKNOWN_SET)
         return union(found)
 
+    def configuration_of(self, function: FunctionRef) -> Optional[Value]:
+        """What a ``@hydra.main`` entry point receives as its configuration (None for other
+        functions)."""
+        key = function.key
+        if key not in self._configurations:
+            self._configurations[key] = hydra_config(function.module, function.function)
+        return self._configurations[key]
+
     def receiver_param(self, function: FunctionRef) -> bool:
         """Whether the function's first parameter is bound to the object (or class) it is called on."""
         fn = function.function
@@ -73,6 +86,10 @@ class ParametersMixin:
         to in ``frame``, and whether that list is complete. Defaults are included where a
         call may not pass the parameter; ``*args``/``**kwargs`` parameters have none."""
         function = frame.function.function
+        if function.decorators and function.params and name == function.params[0]:
+            config = self.configuration_of(frame.function)
+            if config is not None:
+                return [(config, self.module_frame(frame.module))], True
         if frame.site is not None:
             return self._site_expressions(frame.function, frame.site, name)
         sites, complete = self.callsites.of(frame)

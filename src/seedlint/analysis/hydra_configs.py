@@ -1,0 +1,235 @@
+"""Hydra programs: the configuration ``@hydra.main(config_path=..., config_name=...)``
+composes for the function it decorates, as values the value flow evaluates.
+
+Composition follows Hydra 1.1 and later: the primary file's ``defaults:`` list in order
+(``group: option`` reads ``<config dir>/<group>/<option>.yaml`` under the key ``group``, or
+at the root with ``# @package _global_``; ``_self_`` places the primary file's own keys, and
+goes last when the list does not name it), mappings merged key by key with later entries
+winning; ``${a.b}`` interpolations read the composed tree. This is the program its files
+configure: a group option chosen on the command line (``python train.py trainer=ddp``) is a
+different program, which the files do not show. Files are read with PyYAML; one that does
+not parse, a missing file, or a key the files do not set is unknown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import List, Optional, Tuple, Union
+
+from seedlint.facts.model import UNKNOWN, Call, Const, DictDisplay, Function, ModuleFacts, Name, Seq, Value
+
+HYDRA_MAIN = frozenset({"hydra.main", "hydra.main.main"})
+MAX_FILES = 200
+"""Configuration files one composition may read: a guard against a runaway defaults tree."""
+
+_INTERPOLATION = re.compile(r"^\$\{([A-Za-z0-9_.]+)\}$")
+_PACKAGE = re.compile(r"^#\s*@package\s+(\S+)", re.MULTILINE)
+
+
+Tree = Union[dict, list, str, int, float, bool, None]
+
+
+def hydra_config(module: ModuleFacts, function: Function) -> Optional[Value]:
+    """The configuration the function receives as its first parameter when it is a
+    ``@hydra.main`` entry point whose config folder exists, else None."""
+    for decorator in function.decorators:
+        if not (isinstance(decorator, Call) and isinstance(decorator.func, Name) and decorator.func.qualified in HYDRA_MAIN):
+            continue
+        path = _constant_text(decorator.argument("config_path", 0))
+        name = _constant_text(decorator.argument("config_name", 1))
+        if path is None or name is None or "://" in path:
+            return UNKNOWN
+        directory = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(module.path)), path))
+        return composed(directory, name)
+    return None
+
+
+def composed(directory: str, name: str) -> Value:
+    """The configuration ``name`` of the config folder ``directory`` composes, as values."""
+    tree = _Composer(directory).primary(name)
+    return _as_value(tree, tree) if tree is not None else UNKNOWN
+
+
+def _constant_text(value: Optional[Value]) -> Optional[str]:
+    return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
+
+
+class _Composer:
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.read = 0
+
+    def primary(self, name: str) -> Optional[Tree]:
+        loaded = self._load(os.path.join(self.directory, _yaml_name(name)))
+        if loaded is None:
+            return None
+        content, header = loaded
+        return self._compose(content, "", _absolute(header) if header is not None else "")
+
+    def _compose(self, content: Tree, group: str, package: str) -> Tree:
+        """A config file in ``group`` (where its relative defaults are looked for), its own
+        keys placed at ``package``, merged at the root with its defaults list."""
+        defaults = content.get("defaults") if isinstance(content, dict) else None
+        own = {k: v for k, v in content.items() if k != "defaults"} if isinstance(content, dict) else content
+        if not isinstance(defaults, list):
+            return _at(package, own)
+        result: Tree = {}
+        placed_self = False
+        for entry in defaults:
+            if entry == "_self_":
+                result = _merge(result, _at(package, own))
+                placed_self = True
+                continue
+            for tree in self._default(entry, group, package):
+                result = _merge(result, tree)
+        if not placed_self:
+            result = _merge(result, _at(package, own))
+        return result
+
+    def _default(self, entry, group: str, package: str) -> List[Tree]:
+        """What one defaults-list entry of a config in ``group`` at ``package`` adds, each
+        file composed at the root."""
+        if isinstance(entry, str):  # a config of the same group: ``- base``
+            return self._file(group, entry, None)
+        if not isinstance(entry, dict) or len(entry) != 1:
+            return []
+        key, option = next(iter(entry.items()))
+        key = str(key)
+        for prefix in ("override ", "optional "):
+            if key.startswith(prefix):
+                key = key[len(prefix):].strip()
+        name, _, package_override = key.partition("@")
+        absolute = name.startswith("/")
+        folder = name.strip("/") if absolute or not group else f"{group}/{name}"
+        if option is None:
+            return []
+        # A package given in the defaults list is relative to the config that lists it.
+        placed = _relative(package, package_override) if package_override else None
+        found: List[Tree] = []
+        for choice in option if isinstance(option, list) else [option]:  # a list merges every option
+            found += self._file(folder, str(choice), placed)
+        return found
+
+    def _file(self, folder: str, name: str, placed: Optional[str]) -> List[Tree]:
+        """One config file of ``folder`` composed at the root: at ``placed`` when the
+        defaults list says, else where its ``# @package`` header or its folder puts it."""
+        loaded = self._load(os.path.join(self.directory, folder, _yaml_name(name)))
+        if loaded is None:
+            return []
+        content, header = loaded
+        if placed is None:
+            placed = _absolute(header) if header is not None else folder.replace("/", ".")
+        return [self._compose(content, folder, placed)]
+
+    def _load(self, path: str) -> Optional[Tuple[Tree, Optional[str]]]:
+        """A file's content and its ``# @package`` header."""
+        if self.read >= MAX_FILES or not os.path.isfile(path):
+            return None
+        self.read += 1
+        try:
+            import yaml
+
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+            content = yaml.safe_load(text)
+        except Exception:  # a file that does not parse declares nothing
+            return None
+        header = _PACKAGE.search(text)
+        return (content if content is not None else {}), (header.group(1) if header else None)
+
+
+def _yaml_name(name: str) -> str:
+    return name if name.endswith((".yaml", ".yml")) else name + ".yaml"
+
+
+def _absolute(header: str) -> str:
+    """A ``# @package`` header as a dotted path from the root (``_global_``: the root)."""
+    return "" if header == "_global_" else header.replace("_global_.", "")
+
+
+def _relative(package: str, override: str) -> str:
+    """A defaults-list ``group@pkg`` package, relative to the listing config's package."""
+    if override.startswith("_global_"):
+        return _absolute(override)
+    return f"{package}.{override}" if package else override
+
+
+def _at(package: str, tree: Tree) -> Tree:
+    """``tree`` placed under the dotted package ("" is the root)."""
+    if not package:
+        return tree
+    for part in reversed(package.split(".")):
+        tree = {part: tree}
+    return tree
+
+
+def _merge(base: Tree, over: Tree) -> Tree:
+    if isinstance(base, dict) and isinstance(over, dict):
+        merged = dict(base)
+        for key, value in over.items():
+            merged[key] = _merge(merged[key], value) if key in merged else value
+        return merged
+    return over
+
+
+def _as_value(tree: Tree, root: Tree, depth: int = 0) -> Value:
+    """The composed tree as facts values: mappings as attribute-readable dict displays,
+    lists as sequences, interpolations resolved."""
+    if depth > 32:
+        return UNKNOWN
+    if isinstance(tree, dict):
+        keys = tuple(Const(str(k)) for k in tree)
+        values = tuple(_as_value(v, root, depth + 1) for v in tree.values())
+        return DictDisplay(keys, values, attributes=True)
+    if isinstance(tree, list):
+        return Seq(tuple(_as_value(v, root, depth + 1) for v in tree))
+    if isinstance(tree, str):
+        match = _INTERPOLATION.match(tree)
+        if match:
+            return _as_value(_lookup(root, match.group(1)), root, depth + 1)
+        if "${" in tree:
+            return UNKNOWN
+    if isinstance(tree, (str, int, float, bool)) or tree is None:
+        return Const(tree)
+    return UNKNOWN
+
+
+class _Missing:
+    pass
+
+
+def _lookup(root: Tree, dotted: str) -> Tree:
+    node: Tree = root
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return _Missing()
+        node = node[part]
+    return node
+
+
+# ---------------------------------------------------------------------- instantiate
+INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.instantiate._instantiate2.instantiate"})
+_RESERVED = frozenset({"_target_", "_recursive_", "_convert_", "_partial_", "_args_"})
+
+
+def configured_call(call: Call, target: str, entries: List[Tuple[str, Value]]) -> Call:
+    """The call ``instantiate(config, **overrides)`` makes: ``target(**config, **overrides)``,
+    the overrides winning, nested configs with a ``_target_`` built first (Hydra's default
+    ``_recursive_``). Spelled at the ``instantiate`` call."""
+    keywords = [(key, value) for key, value in call.kwargs]
+    given = {key for key, _ in keywords}
+    keywords += [(key, _nested(value, call)) for key, value in entries if key not in given and key not in _RESERVED]
+    func = Name(target, call.span, target, "")
+    return Call(func, (), tuple(keywords), call.span, keyword_spans=call.keyword_spans)
+
+
+def _nested(value: Value, call: Call) -> Value:
+    if not isinstance(value, DictDisplay) or value.stars:
+        return value
+    pairs = [(k.value, v) for k, v in zip(value.keys, value.values) if isinstance(k, Const) and isinstance(k.value, str)]
+    target = next((v.value for k, v in pairs if k == "_target_" and isinstance(v, Const) and isinstance(v.value, str)), None)
+    if target is None or any(k == "_partial_" for k, _ in pairs):
+        return value
+    keywords = tuple((k, _nested(v, call)) for k, v in pairs if k not in _RESERVED)
+    return Call(Name(target, call.span, target, ""), (), keywords, call.span)
