@@ -181,6 +181,13 @@ def test_readme_install_commands_fill_in_what_nothing_else_declares(tmp_path):
         """, "setup.cfg": ""})
     torch = versions(tmp_path / "cuda").get("torch")
     assert torch.may_be_below("1.9") and torch.may_be_at_least("1.12") and not torch.may_be_at_least("1.13")
+    write(tmp_path / "colab", {"requirements.txt": "monai\n", "README.md": """\
+        #### Google Colab Setup (CUDA 12.x, PyTorch 2.6)
+
+        # Install PyTorch 2.6.0 with CUDA 12.4
+        pip install torch==2.6.0 torchvision==0.21.0
+        """})
+    assert not versions(tmp_path / "colab").get("torch").declared  # one platform's setup, not the project's
     write(tmp_path / "declared", {"requirements.txt": "torch>=1.7\n", "README.md": "pip install torch==2.1.0\n"})
     assert versions(tmp_path / "declared").get("torch").describe() == ">=1.7"
 

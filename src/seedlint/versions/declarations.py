@@ -617,6 +617,9 @@ README_FILES = ("README*", "readme*", "Readme*", "INSTALL*", "install*.md", "doc
 _README_INSTALLERS = {("conda", "create"): "conda", ("mamba", "create"): "conda"}
 _PROMPT = re.compile(r"^(?:\$|>|#|%|!)\s*")
 _INLINE_CODE = re.compile(r"`([^`]+)`")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
+_UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)$")
+_PLATFORM_SECTION = re.compile(r"colab|kaggle|docker|windows|mac\s?os|\bmac\b|apple|jetson|rocm|sagemaker", re.IGNORECASE)
 _INSTALLER_WORDS = ("pip ", "pip3 ", "conda ", "mamba ", "python -m pip ", "python3 -m pip ")
 
 
@@ -641,16 +644,30 @@ def readme(path: str, root: str) -> List[Tuple[List[Declaration], Optional[Decla
 
 def _command_lines(text: str) -> Iterator[Tuple[int, str]]:
     """Lines that start with an installer (after a shell prompt), continuation lines joined,
-    and inline code spans that hold one."""
+    and inline code spans that hold one; not those of a section about one platform or
+    service (``Google Colab Setup``, ``Docker``, ``Windows``): that is one environment among
+    others the README leaves open."""
     pending: List[str] = []
     start = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = _PROMPT.sub("", line.strip().strip("`").strip())
+    headings: List[str] = []
+    fenced = False
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        raw = line.strip()
+        if raw.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and _MARKDOWN_HEADING.match(raw):
+            headings = (headings + [raw])[-3:]
+        elif number > 1 and _UNDERLINE.match(raw) and lines[number - 2].strip():
+            headings = (headings + [lines[number - 2].strip()])[-3:]
+        stripped = _PROMPT.sub("", raw.strip("`").strip())
         if pending:
             pending.append(stripped[:-1] if stripped.endswith("\\") else stripped)
             if not stripped.endswith("\\"):
                 yield start, " ".join(pending)
                 pending = []
+            continue
+        if any(_PLATFORM_SECTION.search(heading) for heading in headings):
             continue
         if not stripped.startswith(_INSTALLER_WORDS):
             for inline in _INLINE_CODE.findall(line):  # prose naming a command: "For CUDA 10.2: `pip install torch==1.8.1`"
