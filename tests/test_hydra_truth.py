@@ -1,13 +1,13 @@
-"""Truth for the configurations seedlint composes: for every Hydra fixture, what Hydra itself
-composes from the same files (its ``compose`` API, interpolations resolved) is exactly what
-the value flow reads."""
+"""Truth for the configurations seedlint reads: for every Hydra fixture, what Hydra itself
+composes from the same files (its ``compose`` API, interpolations resolved), and for every
+``OmegaConf.load`` fixture what OmegaConf loads, is exactly what the value flow reads."""
 
 from __future__ import annotations
 
 import pytest
 
 from fixture_cases import ROOT
-from seedlint.analysis.hydra_configs import composed
+from seedlint.analysis.config_files import composed, loaded_file
 from seedlint.facts.model import Const, DictDisplay, Seq
 
 hydra = pytest.importorskip("hydra", reason="hydra-core is not installed (pip install -e .[test])")
@@ -89,3 +89,10 @@ def test_composition_matches_hydra_on_nested_defaults(tmp_path):
     expected["data"]["num_workers"] = 2  # interpolations: seedlint resolves them, Hydra keeps them unresolved here
     expected["data"]["root"] = "<unknown>"
     assert found == expected
+
+
+@pytest.mark.parametrize("case", ["SDL001/clean_omegaconf_loader_without_workers", "SDL001/omegaconf_loader_with_workers"])
+def test_loaded_file_matches_omegaconf(case):
+    path = ROOT / case / "configs" / "train.yaml"
+    expected = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+    assert as_python(loaded_file(str(path))) == expected

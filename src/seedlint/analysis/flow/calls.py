@@ -5,10 +5,19 @@ methods of dicts, sequences and registries.
 
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Set
 
 from seedlint.analysis import library
-from seedlint.analysis.hydra_configs import INSTANTIATE, configured_call
+from seedlint.analysis.config_files import (
+    INSTANTIATE,
+    OMEGACONF_CREATE,
+    OMEGACONF_LOAD,
+    OMEGACONF_MERGE,
+    candidate_paths,
+    configured_call,
+    loaded_file,
+)
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.objects import (
     NONE,
@@ -182,9 +191,36 @@ class CallsMixin:
             return self._runtime_class(call, frame)
         if qualified in INSTANTIATE and call.args:
             return self._instantiate(site)
+        if qualified in OMEGACONF_LOAD and call.args:
+            return self._configuration_file(call.args[0], frame)
+        if qualified in OMEGACONF_CREATE:
+            values = self.eval(call.args[0], frame) if call.args else frozenset({DictObj([], attributes=True)})
+            return frozenset(DictObj(v.entries, v.open, v.origin, True) if isinstance(v, DictObj) else v for v in values)
+        if qualified in OMEGACONF_MERGE:
+            entries = [Entry(a, frame, Entry.ANY, spread=True) for a in call.args]
+            return frozenset({DictObj(entries, open=call.star_args, attributes=True)})
         if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
             return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
         return frozenset({ExternalInstance(qualified, site)})
+
+    def _configuration_file(self, path: Value, frame: Frame) -> Values:
+        """``OmegaConf.load(path)``: the YAML file the path names, for each path it may be
+        (a relative path from the project root or the script's folder); unknown where the
+        path is not known or names no readable file."""
+        found: List[Values] = []
+        for name in self.eval(path, frame):
+            if not (isinstance(name, Constant) and isinstance(name.value, str)):
+                found.append(UNKNOWN_SET)
+                continue
+            content = None
+            for candidate in candidate_paths(name.value, frame.module.path, self.index.project_root):
+                if candidate not in self._files:
+                    self._files[candidate] = loaded_file(candidate) if os.path.isfile(candidate) else None
+                content = self._files[candidate]
+                if content is not None:
+                    break
+            found.append(self.eval(content, frame) if content is not None else UNKNOWN_SET)
+        return union(found) if found else UNKNOWN_SET
 
     def _instantiate(self, site: Site) -> Values:
         """``hydra.utils.instantiate(config, **overrides)``: what the config's ``_target_``

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from seedlint.analysis.hydra_configs import hydra_config
+from seedlint.analysis.config_files import hydra_config
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import (
     NOTHING,

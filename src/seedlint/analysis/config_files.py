@@ -1,5 +1,6 @@
-"""Hydra programs: the configuration ``@hydra.main(config_path=..., config_name=...)``
-composes for the function it decorates, as values the value flow evaluates.
+"""Configuration files as values the value flow evaluates: what ``OmegaConf.load(path)``
+reads, and the configuration ``@hydra.main(config_path=..., config_name=...)`` composes for
+the function it decorates.
 
 Composition follows Hydra 1.1 and later: the primary file's ``defaults:`` list in order
 (``group: option`` reads ``<config dir>/<group>/<option>.yaml`` under the key ``group``, or
@@ -51,6 +52,15 @@ def composed(directory: str, name: str) -> Value:
     return _as_value(tree, tree) if tree is not None else UNKNOWN
 
 
+def loaded_file(path: str) -> Optional[Value]:
+    """A YAML file's content (``OmegaConf.load``), interpolations resolved; None when the
+    file does not exist or does not parse."""
+    loaded = _Composer(os.path.dirname(path)).load(path)
+    if loaded is None:
+        return None
+    return _as_value(loaded[0], loaded[0])
+
+
 def _constant_text(value: Optional[Value]) -> Optional[str]:
     return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
 
@@ -61,7 +71,7 @@ class _Composer:
         self.read = 0
 
     def primary(self, name: str) -> Optional[Tree]:
-        loaded = self._load(os.path.join(self.directory, _yaml_name(name)))
+        loaded = self.load(os.path.join(self.directory, _yaml_name(name)))
         if loaded is None:
             return None
         content, header = loaded
@@ -114,7 +124,7 @@ class _Composer:
     def _file(self, folder: str, name: str, placed: Optional[str]) -> List[Tree]:
         """One config file of ``folder`` composed at the root: at ``placed`` when the
         defaults list says, else where its ``# @package`` header or its folder puts it."""
-        loaded = self._load(os.path.join(self.directory, folder, _yaml_name(name)))
+        loaded = self.load(os.path.join(self.directory, folder, _yaml_name(name)))
         if loaded is None:
             return []
         content, header = loaded
@@ -122,7 +132,7 @@ class _Composer:
             placed = _absolute(header) if header is not None else folder.replace("/", ".")
         return [self._compose(content, folder, placed)]
 
-    def _load(self, path: str) -> Optional[Tuple[Tree, Optional[str]]]:
+    def load(self, path: str) -> Optional[Tuple[Tree, Optional[str]]]:
         """A file's content and its ``# @package`` header."""
         if self.read >= MAX_FILES or not os.path.isfile(path):
             return None
@@ -206,6 +216,22 @@ def _lookup(root: Tree, dotted: str) -> Tree:
             return _Missing()
         node = node[part]
     return node
+
+
+# ---------------------------------------------------------------------- OmegaConf
+OMEGACONF_LOAD = frozenset({"omegaconf.OmegaConf.load", "omegaconf.omegaconf.OmegaConf.load"})
+OMEGACONF_CREATE = frozenset({"omegaconf.OmegaConf.create", "omegaconf.omegaconf.OmegaConf.create", "omegaconf.DictConfig"})
+OMEGACONF_MERGE = frozenset({"omegaconf.OmegaConf.merge", "omegaconf.omegaconf.OmegaConf.merge", "omegaconf.OmegaConf.unsafe_merge"})
+
+
+def candidate_paths(path: str, module_path: str, project_root: Optional[str]) -> List[str]:
+    """Where a relative path a program opens may point: from the project root (where
+    training scripts are run from), from the script's folder, and from its parent."""
+    if os.path.isabs(path):
+        return [path]
+    folder = os.path.dirname(os.path.abspath(module_path))
+    bases = ([project_root] if project_root else []) + [folder, os.path.dirname(folder)]
+    return list(dict.fromkeys(os.path.normpath(os.path.join(base, path)) for base in bases))
 
 
 # ---------------------------------------------------------------------- instantiate
