@@ -192,6 +192,25 @@ def test_readme_install_commands_fill_in_what_nothing_else_declares(tmp_path):
     assert versions(tmp_path / "declared").get("torch").describe() == ">=1.7"
 
 
+def test_a_cog_build_is_an_environment_the_project_runs_in(tmp_path):
+    write(tmp_path, {
+        "requirements.txt": "timm==0.4.12\n",
+        "cog.yaml": """\
+            build:
+              gpu: true
+              python_version: "3.8"
+              python_packages:
+                - "torchvision==0.11.1"
+                - "torch==1.10.0"
+            predict: "predict.py:Predictor"
+            """,
+    })
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == "==1.10.0"
+    assert "cog.yaml:6" in resolution.get("torch").reasons[0]
+    assert resolution.get("python").describe() == ">=3.8,<3.9.dev0"
+
+
 def test_ranges_follow_pep_440():
     assert range_from_specifiers("1.9").describe() == ">=1.9,<1.10.dev0"
     assert not range_from_specifiers("1.9").may_be_below("1.9")

@@ -8,7 +8,8 @@ strings, ``python_requires``, and the requirements files it opens), ``environmen
 (conda specs and its ``pip:`` list, whose pins replace conda's; several environment files
 are alternatives, and a package gets the union of their ranges), and Dockerfiles (the base image's torch or Python, and
 what ``pip install`` / ``conda install`` commands pin), which fill in only what the
-packaging files leave undeclared, and last the install commands a README or INSTALL file
+packaging files leave undeclared, then a Cog build (``cog.yaml``), and last the install
+commands a README or INSTALL file
 shows (``conda create -n x python=3.10``, ``pip install torch==1.12.1``), each command one
 alternative. Poetry's ``^``/``~`` and conda's ``=1.8`` are
 translated to PEP 440 first: packaging does not read them.
@@ -612,6 +613,42 @@ def _linux_conda_package(path: str) -> Optional[Tuple[str, int]]:
     return None
 
 
+# ---------------------------------------------------------------------- cog.yaml
+COG_FILES = ("cog.yaml",)
+
+
+def cog_yaml(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+    """A Cog container's build (``build.python_version``, ``build.python_packages``, and the
+    requirements file ``build.python_requirements`` names): one environment the project runs in."""
+    try:
+        import yaml
+
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        data = yaml.safe_load(text)
+    except Exception:  # an unreadable or invalid file declares nothing
+        return [], None
+    build = data.get("build") if isinstance(data, dict) else None
+    if not isinstance(build, dict):
+        return [], None
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    found: List[Declaration] = []
+    for requirement in _strings(build.get("python_packages")):
+        declaration = _from_requirement(requirement, file, _line_of(text, requirement))
+        if declaration is not None:
+            found.append(declaration)
+    requirements = build.get("python_requirements")
+    if isinstance(requirements, str):
+        named = os.path.join(os.path.dirname(path), requirements)
+        if os.path.isfile(named):
+            found.extend(requirements_file(named, root))
+    python = None
+    version = build.get("python_version")
+    if isinstance(version, (str, float, int)) and re.match(r"^\d+\.\d+", str(version)):
+        python = Declaration("python", f"=={version}.*" if str(version).count(".") == 1 else f"=={version}", file, _line_of(text, "python_version"))
+    return found, python
+
+
 # ---------------------------------------------------------------------- README install commands
 README_FILES = ("README*", "readme*", "Readme*", "INSTALL*", "install*.md", "docs/INSTALL*", "docs/install*", "docs/installation*")
 _README_INSTALLERS = {("conda", "create"): "conda", ("mamba", "create"): "conda"}
@@ -717,6 +754,14 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
     for pattern in DOCKER_FILES:
         for named in sorted(glob.glob(os.path.join(directory, pattern))):
             installed, python = dockerfile(named, root)
+            found.extend(d for d in installed if d.package not in declared)
+            if python is not None and "python" not in declared:
+                pythons.append(python)
+    # A Cog build is another environment the project runs in, filling in the same way.
+    declared = {d.package for d in found} | ({"python"} if pythons else set())
+    for named in (os.path.join(directory, name) for name in COG_FILES):
+        if os.path.isfile(named):
+            installed, python = cog_yaml(named, root)
             found.extend(d for d in installed if d.package not in declared)
             if python is not None and "python" not in declared:
                 pythons.append(python)
