@@ -81,6 +81,8 @@ def cases():
          lambda m: m.LengthGroupedSampler(RandomSampler(DATASET), batch_size=8, shuffle=True), False),
         ("SDL106/lost_argument_guarded_source_read.py", "SDL106/lost_argument_guarded_source_read.py", "SDL106",
          lambda m: m.LengthGroupedSampler(RandomSampler(DATASET), batch_size=8, shuffle=True), False),
+        ("SDL101/lightning_cli_ddp_config", "SDL101/lightning_cli_ddp_config/speech/data.py", "SDL101",
+         lambda m: m.BucketSampler(list(range(1, 65)), 8), True),
         ("SDL101/clean_proper_batch_sampler.py", "SDL101/clean_proper_batch_sampler.py", None,
          lambda m: m.TwoStreamBatchSampler(RandomSampler(DATASET), 8, False, unlabeled, 2), True),
         ("SDL102/bucket_sampler_without_sampler.py", "SDL102/bucket_sampler_without_sampler.py", "SDL102",

@@ -259,3 +259,70 @@ def _nested(value: Value, call: Call) -> Value:
         return value
     keywords = tuple((k, _nested(v, call)) for k, v in pairs if k not in _RESERVED)
     return Call(Name(target, call.span, target, ""), (), keywords, call.span)
+
+
+# ---------------------------------------------------------------------- LightningCLI
+LIGHTNING_CLI = frozenset({
+    "lightning.pytorch.cli.LightningCLI", "lightning.pytorch.LightningCLI", "lightning.LightningCLI",
+    "pytorch_lightning.cli.LightningCLI", "pytorch_lightning.utilities.cli.LightningCLI",
+})
+CLI_SECTIONS = frozenset({"trainer", "model", "data", "seed_everything", "optimizer", "lr_scheduler", "ckpt_path"})
+CLI_SUBCOMMANDS = ("fit", "validate", "test", "predict")
+_SKIPPED_FOLDERS = frozenset({".git", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"})
+
+
+def cli_configs(root: str) -> List[Tuple[str, dict]]:
+    """The project's LightningCLI configuration files (``--config`` candidates): YAML files
+    whose top level is made of the CLI's sections (``trainer``, ``model``, ``data``, ...), one
+    subcommand's (``fit:``) taken as its sections. Each is one way the program is run."""
+    found: List[Tuple[str, dict]] = []
+    read = 0
+    for directory, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in _SKIPPED_FOLDERS and not f.startswith("."))
+        for name in sorted(files):
+            if not name.endswith((".yaml", ".yml")) or read >= MAX_FILES:
+                continue
+            read += 1
+            loaded = _Composer(directory).load(os.path.join(directory, name))
+            if loaded is None or not isinstance(loaded[0], dict):
+                continue
+            content = loaded[0]
+            for command in CLI_SUBCOMMANDS:
+                if isinstance(content.get(command), dict) and set(content) <= set(CLI_SUBCOMMANDS) | CLI_SECTIONS:
+                    content = content[command]
+                    break
+            keys = set(content)
+            if keys and keys <= CLI_SECTIONS and keys & {"trainer", "model", "data"}:
+                found.append((os.path.join(directory, name), content))
+    return found
+
+
+def cli_section(content: dict, section: str) -> Tuple[Optional[str], List[Tuple[str, Value]]]:
+    """One section of a LightningCLI config: the ``class_path`` it names (None: the class the
+    CLI was given) and its init arguments (``init_args``, or the section's own keys)."""
+    part = content.get(section)
+    if not isinstance(part, dict):
+        return None, []
+    class_path = part.get("class_path") if isinstance(part.get("class_path"), str) else None
+    arguments = part.get("init_args") if class_path is not None else part
+    if not isinstance(arguments, dict):
+        return class_path, []
+    return class_path, [(str(k), _as_value(v, content)) for k, v in arguments.items() if str(k) != "class_path"]
+
+
+def cli_call(call: Call, func: Value, arguments: List[Tuple[str, Value]]) -> Call:
+    """The construction a LightningCLI makes from a config section, spelled at the CLI's call."""
+    return Call(func, (), tuple((key, _nested_class_path(value, call)) for key, value in arguments), call.span)
+
+
+def _nested_class_path(value: Value, call: Call) -> Value:
+    """``{class_path: X, init_args: {...}}`` inside init arguments: jsonargparse builds it."""
+    if not isinstance(value, DictDisplay):
+        return value
+    pairs = {k.value: v for k, v in zip(value.keys, value.values) if isinstance(k, Const)}
+    target = pairs.get("class_path")
+    if not (isinstance(target, Const) and isinstance(target.value, str)):
+        return value
+    init = pairs.get("init_args")
+    keywords = tuple(zip((k.value for k in init.keys), init.values)) if isinstance(init, DictDisplay) else ()
+    return Call(Name(target.value, call.span, target.value, ""), (), keywords, call.span)

@@ -9,21 +9,25 @@ or a user of the library), which injects samplers unless every Trainer the proje
 turns injection off. A Trainer's flags are read through ``**trainer_kwargs`` dicts. A
 configuration instantiated with a keyword only a Trainer takes
 (``hydra.utils.instantiate(cfg.trainer, replace_sampler_ddp=False)``) is a Trainer built
-there, with that flag.
+there, with that flag. A ``LightningCLI`` runs once per CLI config file of the project:
+the Trainer, model and datamodule its sections build.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from seedlint.analysis.config_files import INSTANTIATE, LIGHTNING_CLI, cli_call, cli_configs, cli_section
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.loops import LoaderObject
 from seedlint.analysis.objects import (
     ClassObj,
     Constant,
     DictObj,
+    External,
     ExternalInstance,
     Frame,
     FromCommandLine,
@@ -50,9 +54,7 @@ MODULE_BASES = ("LightningModule", "LightningDataModule")
 HOOKS = ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader")
 RUN_METHODS = ("fit", "validate", "test", "predict", "tune")
 LOADER_KEYWORDS = ("train_dataloaders", "val_dataloaders", "dataloaders", "train_dataloader", "val_dataloader", "test_dataloaders")
-CONFIG_INSTANTIATORS = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.instantiate._instantiate2.instantiate"})
-"""Functions that build an object a configuration names, passing their own keywords on to it."""
-CONFIG_INSTANTIATORS_LAST = ("instantiate", "call")
+INSTANTIATORS_LAST = ("instantiate", "call")
 NEW_FLAG = "use_distributed_sampler"
 TRAINER_OLD_FLAG = "replace_sampler_ddp"
 FABRIC_OLD_FLAG = "replace_sampler"
@@ -101,6 +103,7 @@ class Lightning:
         self.flow = project.flow
         self.index = project.index
         self._processes: Dict[Runner, str] = {}
+        self._cli_calls: Dict[tuple, Call] = {}
 
     # ------------------------------------------------------------------ the project
     @cached_property
@@ -119,15 +122,64 @@ class Lightning:
         found = []
         for module in self.project.modules:
             for function, call in module.all_calls():
-                if not _spelled_in(call, ("Trainer", "from_argparse_args", "LightningCLI", *CONFIG_INSTANTIATORS_LAST)):
+                if not _spelled_in(call, ("Trainer", "from_argparse_args", "LightningCLI", *INSTANTIATORS_LAST)):
                     continue
                 frame = self.flow.function_frame(module, function)
                 objects = self.flow.callee_objects(call, frame)
                 if any(self._is_trainer_class(o) for o in objects):
                     found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
-                elif any(getattr(o, "qualified", None) in CONFIG_INSTANTIATORS for o in objects):
+                elif any(getattr(o, "qualified", None) in INSTANTIATE for o in objects):
                     found.extend(self._instantiated_trainers(module, function, call, frame))
+        found.extend(runner for runner, _ in self._cli_programs)
         return found
+
+    @cached_property
+    def _cli_programs(self) -> List[Tuple[Runner, List[Instance]]]:
+        """``LightningCLI(Model, DataModule)`` run with each of the project's CLI config files:
+        the Trainer its ``trainer:`` section builds, and the model and datamodule its
+        ``model:`` and ``data:`` sections build (``class_path`` + ``init_args``, or the
+        classes the CLI was given with the section's keys)."""
+        found: List[Tuple[Runner, List[Instance]]] = []
+        configs: Optional[list] = None
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                if not _spelled_in(call, ("LightningCLI", "CLI")):
+                    continue
+                frame = self.flow.function_frame(module, function)
+                home = self._cli_home(self.flow.callee_objects(call, frame))
+                if home is None:
+                    continue
+                if configs is None:
+                    configs = cli_configs(self.project.settings.project_root or os.path.dirname(module.path))
+                for _, content in configs:
+                    found.append(self._cli_program(module, function, call, frame, home, content))
+        return found
+
+    def _cli_home(self, objects: Values) -> Optional[str]:
+        """The Lightning package of a LightningCLI class (None: not one)."""
+        for obj in objects:
+            names = [obj.qualified] if isinstance(obj, External) else (
+                self.index.external_bases(obj.cls) if isinstance(obj, ClassObj) else [])
+            for name in names:
+                if name in LIGHTNING_CLI:
+                    return "pytorch_lightning" if name.startswith("pytorch_lightning") else "lightning.pytorch"
+        return None
+
+    def _cli_program(self, module: ModuleFacts, function, call: Call, frame: Frame, home: str, content: dict) -> Tuple[Runner, List[Instance]]:
+        _, trainer_arguments = cli_section(content, "trainer")
+        trainer_call = self._cli_calls.setdefault(
+            (id(call), id(content), "trainer"), cli_call(call, Name(f"{home}.Trainer", call.span, f"{home}.Trainer", ""), trainer_arguments))
+        runner = Runner("trainer", module, function, trainer_call, frame, self._injects(trainer_call, frame, TRAINER_OLD_FLAG))
+        instances: List[Instance] = []
+        for section, keyword, position in (("model", "model_class", 0), ("data", "datamodule_class", 1)):
+            class_path, arguments = cli_section(content, section)
+            given = call.argument(keyword, position)
+            func = Name(class_path, call.span, class_path, "") if class_path is not None else given
+            if func is None:
+                continue
+            made = self._cli_calls.setdefault((id(call), id(content), section), cli_call(call, func, arguments))
+            instances.extend(v for v in self.flow.eval(made, frame) if isinstance(v, Instance))
+        return runner, instances
 
     def _instantiated_trainers(self, module: ModuleFacts, function, call: Call, frame: Frame) -> List[Runner]:
         """``hydra.utils.instantiate(cfg.trainer, ...)``: a Trainer the configuration's
@@ -184,6 +236,10 @@ class Lightning:
         for runner, instance, loaders in self._run_calls():
             add(loaders, runner)
             if instance is not None:
+                run_classes.add(instance.cls.key)
+                add(self._hook_loaders(instance), runner)
+        for runner, instances in self._cli_programs:
+            for instance in instances:
                 run_classes.add(instance.cls.key)
                 add(self._hook_loaders(instance), runner)
         for cls in self._module_classes():

@@ -27,7 +27,7 @@ from seedlint.facts.model import Attr, Call, ModuleFacts, Name, Span
 from seedlint.knowledge.samplers import DISTRIBUTED_SAMPLER_ATTRIBUTES, INJECTED_SAMPLER
 from seedlint.rules.base import Rule, where
 
-LIGHTNING_TRIGGERS: Tuple[bytes, ...] = (b"batch_sampler", b"Trainer")
+LIGHTNING_TRIGGERS: Tuple[bytes, ...] = (b"batch_sampler", b"Trainer", b"LightningCLI")
 
 BATCH_SAMPLER = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
 HOOK_SUFFIX = "_dataloader"

@@ -85,7 +85,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
 
     def triggers(self, settings) -> tuple:
         # A plain DDP script builds its loaders, so it mentions DataLoader (the default trigger).
-        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric")
+        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric", b"LightningCLI")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         if not _may_run_several_ranks(project):
