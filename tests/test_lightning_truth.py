@@ -26,6 +26,14 @@ from lightning.pytorch.utilities.data import _update_dataloader  # noqa: E402
 from lightning.fabric.utilities.data import _replace_dunder_methods  # noqa: E402
 
 DATASET = TensorDataset(torch.arange(64.0))
+
+
+class _SpokenDataset(TensorDataset):
+    """The dataset as a speech corpus: its items' audio paths."""
+
+    def __init__(self):
+        super().__init__(torch.arange(64.0))
+        self.audio_paths = [f"clip{i:03d}" + "x" * (i % 7) + ".wav" for i in range(64)]
 LIGHTNING_TYPE_ERROR = (
     "Lightning can't inject a (distributed) sampler into your batch sampler, because it doesn't subclass "
     "PyTorch's `BatchSampler`"
@@ -83,6 +91,8 @@ def cases():
          lambda m: m.LengthGroupedSampler(RandomSampler(DATASET), batch_size=8, shuffle=True), False),
         ("SDL101/lightning_cli_ddp_config", "SDL101/lightning_cli_ddp_config/speech/data.py", "SDL101",
          lambda m: m.BucketSampler(list(range(1, 65)), 8), True),
+        ("SDL101/sampler_attribute_read_in_comprehension.py", "SDL101/sampler_attribute_read_in_comprehension.py", "SDL101",
+         lambda m: m.DurationBatchSampler(RandomSampler(_SpokenDataset()), batch_size=8), True),
         ("SDL101/clean_proper_batch_sampler.py", "SDL101/clean_proper_batch_sampler.py", None,
          lambda m: m.TwoStreamBatchSampler(RandomSampler(DATASET), 8, False, unlabeled, 2), True),
         ("SDL102/bucket_sampler_without_sampler.py", "SDL102/bucket_sampler_without_sampler.py", "SDL102",

@@ -5,9 +5,10 @@ class being built), and ``super().__init__(...)``.
 
 Only reads on every path count: code under an ``if`` (but for the validations that raise,
 ``if batch_size <= 0: raise ValueError(...)``, which the original construction passed),
-after an early ``return``, in a loop body, on one side of ``and``/``or`` or of a conditional expression, in a lambda or a
-comprehension is left out, and so is a whole function that has an ``except`` block (its
-``try`` may catch the error).
+after an early ``return``, in a loop body, on one side of ``and``/``or`` or of a conditional
+expression, in a lambda or in a comprehension's element is left out (a comprehension's first
+iterable is read), and so is a whole function that has an ``except`` block (its ``try`` may
+catch the error).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from seedlint.facts.model import (
     BoolOp,
     Call,
     Compare,
+    Comprehension,
     DictDisplay,
     Each,
     Function,
@@ -222,3 +224,5 @@ def _names_read(value: Optional[Value]) -> Iterator[Name]:
     elif isinstance(value, DictDisplay):
         for item in (*value.keys, *value.values, *value.stars):
             yield from _names_read(item)
+    elif isinstance(value, Comprehension):
+        yield from _names_read(value.iterable)

@@ -351,7 +351,7 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
             return Not(self.value(node.expression))
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-            return Comprehension(self.value(node.elt))
+            return Comprehension(self.value(node.elt), self.value(node.for_in.iter))
         return UNKNOWN
 
     def _dict_display(self, node: cst.Dict) -> DictDisplay:

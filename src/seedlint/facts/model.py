@@ -160,6 +160,8 @@ class Comprehension:
     """A list, set or generator comprehension; its element's names are bound by it."""
 
     element: "Value"
+    iterable: Optional["Value"] = None
+    """What its first ``for`` iterates, read in the enclosing scope."""
 
 
 @dataclass(eq=False)
