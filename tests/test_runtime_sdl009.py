@@ -24,3 +24,18 @@ def test_fixed_script_shuffles_differently_each_epoch():
     first, second = run("basic_train_script.fixed.py")
     assert len(first) == len(second) == 8
     assert first != second
+
+
+def run_trainer(fixture):
+    module = load_module(FIXTURES / fixture)
+    return module.Trainer(module.parse_args(ARGS)).train()
+
+
+def test_set_epoch_on_another_sampler_leaves_this_one_repeating():
+    first, second = run_trainer("set_epoch_on_another_sampler.py")
+    assert len(first) == 8 and first == second
+
+
+def test_fixed_trainer_advances_the_iterated_sampler():
+    first, second = run_trainer("set_epoch_on_another_sampler.fixed.py")
+    assert len(first) == len(second) == 8 and first != second

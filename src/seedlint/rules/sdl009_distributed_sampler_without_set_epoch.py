@@ -34,8 +34,10 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     not reported.
 
     Loops that Lightning or Fabric run for you are not affected: they call `set_epoch`
-    themselves. A loop that calls `set_epoch` on any sampler is taken to know about it (its
-    other loaders are usually evaluation loaders, whose order does not matter). Samplers built
+    themselves. A loop that calls `set_epoch` on a sampler that may be this one (one of
+    unknown origin, a project sampler) is taken to know about it (its other loaders are
+    usually evaluation loaders, whose order does not matter); a `set_epoch` on another
+    `DistributedSampler`, built elsewhere, is not. Samplers built
     with `shuffle=False` are not reported. A loop over any value the program binds to the
     loader counts, whatever its name (`batches = make_pipeline()`, `self.data`, a helper's
     parameter). A step loop that makes a new iterator only when the old one runs out
@@ -234,6 +236,8 @@ def _calls_set_epoch(project: Project, call, frame, samplers) -> bool:
         site = getattr(receiver, "site", None)
         if site is not None and id(site.call) in wanted:
             return True
+        if isinstance(receiver, ExternalInstance) and receiver.qualified in DISTRIBUTED_SAMPLERS and site is not None:
+            continue  # another DistributedSampler, built elsewhere: its epoch is not this one's
         if isinstance(receiver, Instance) and project.index.is_subclass(receiver.cls, SAMPLER_BASES):
             return True
         if not isinstance(receiver, Instance):
