@@ -43,11 +43,13 @@ from seedlint.analysis.objects import (
 )
 from seedlint.facts.model import (
     Attr,
+    BinOp,
     Call,
     Name,
     Value,
 )
 from seedlint.analysis.flow.shared import (
+    MAX_VALUES,
     _spelled,
     _closed_sequence,
     union,
@@ -180,7 +182,7 @@ class CallsMixin:
             if name is not None and isinstance(name.value, str):
                 module = self.index.module_named(name.value, frame.module)
                 return frozenset({ModuleObj(module)}) if module is not None else frozenset({External(name.value)})
-            return UNKNOWN_SET
+            return self._modules_matching(call.args[0], frame)
         if qualified in library.NAMESPACE_LOOKUPS:
             if qualified == "eval" and call.args:
                 return self._eval_lookup(call.args[0], frame)
@@ -202,6 +204,54 @@ class CallsMixin:
         if qualified in library.REGISTRY_BUILDERS and len(call.args) >= 2:
             return self.registries.build(self.eval(call.args[1], frame), call.args[0], frame, site)
         return frozenset({ExternalInstance(qualified, site)})
+
+    def _modules_matching(self, name: Value, frame: Frame) -> Values:
+        """``import_module("data." + mode + "_dataset")``: the name is known but for one part,
+        so the module is any of the package's modules whose name fits (a module that does
+        not exist cannot be imported)."""
+        parts = self._string_parts(name, frame)
+        if parts is None or parts.count(None) != 1:
+            return UNKNOWN_SET
+        cut = parts.index(None)
+        prefix, suffix = "".join(parts[:cut]), "".join(parts[cut + 1:])
+        package_name, _, stem_prefix = prefix.rpartition(".")
+        if "." in suffix or not package_name:
+            return UNKNOWN_SET
+        package = self.index.module_named(package_name, frame.module)
+        if package is None or not package.path.endswith("__init__.py"):
+            return UNKNOWN_SET
+        try:
+            files = sorted(os.listdir(os.path.dirname(package.path)))
+        except OSError:
+            return UNKNOWN_SET
+        found: Set[Obj] = set()
+        for file in files:
+            stem = file[:-3]
+            if not file.endswith(".py") or stem == "__init__" or not (stem.startswith(stem_prefix) and stem.endswith(suffix)):
+                continue
+            if len(stem) < len(stem_prefix) + len(suffix) + 1 or len(found) >= MAX_VALUES:
+                continue
+            module = self.index.module_named(f"{package_name}.{stem}", frame.module)
+            if module is not None:
+                found.add(ModuleObj(module))
+        return frozenset(found) or UNKNOWN_SET
+
+    def _string_parts(self, value: Value, frame: Frame, depth: int = 0) -> Optional[List[Optional[str]]]:
+        """A string built with ``+`` as its known pieces, None standing for an unknown one."""
+        if depth > 8:
+            return None
+        if isinstance(value, BinOp) and value.op == "Add":
+            left, right = self._string_parts(value.left, frame, depth + 1), self._string_parts(value.right, frame, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(value, Name) and value.qualified is None and "." not in value.dotted:
+            function = frame.function.function
+            assigned = self._bindings_of(function)[0].get(value.dotted, [])
+            if len(assigned) == 1 and value.dotted not in function.params:  # ``name = "data." + mode``
+                return self._string_parts(assigned[0].value, frame, depth + 1)
+        constant = self.constant(value, frame)
+        if constant is not None:
+            return [constant.value] if isinstance(constant.value, str) else None
+        return [None]
 
     def _configuration_file(self, path: Value, frame: Frame) -> Values:
         """``OmegaConf.load(path)``: the YAML file the path names, for each path it may be

@@ -18,6 +18,7 @@ from seedlint.analysis.objects import (
     External,
     Frame,
     FunctionObj,
+    MethodOf,
     ModuleObj,
     Obj,
     SeqObj,
@@ -202,6 +203,8 @@ class NamesMixin:
         return found
 
     def _module_member(self, module: ModuleFacts, name: str) -> Values:
+        if name == "__dict__":  # the module's namespace: ``vars(mod)``, ``mod.__dict__.items()``
+            return frozenset({MethodOf(ModuleObj(module), "__dict__")})
         if name in module.imports:
             return self.global_name(module.imports[name], module)
         if name in module.classes:
