@@ -366,15 +366,23 @@ def _conda_specifier(spec: str) -> Optional[str]:
     return spec
 
 
-def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+def _yaml_file(path: str) -> Optional[Tuple[str, object]]:
+    """A YAML file's text and content; None when it cannot be read or parsed (it declares nothing)."""
     try:
         import yaml
 
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
-        data = yaml.safe_load(text)
-    except Exception:  # an unreadable or invalid file declares nothing
+        return text, yaml.safe_load(text)
+    except Exception:
+        return None
+
+
+def environment_yml(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
+    loaded = _yaml_file(path)
+    if loaded is None:
         return [], None
+    text, data = loaded
     file = os.path.relpath(path, root).replace(os.sep, "/")
     conda: List[Declaration] = []
     pip: List[Declaration] = []
@@ -620,14 +628,10 @@ COG_FILES = ("cog.yaml",)
 def cog_yaml(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
     """A Cog container's build (``build.python_version``, ``build.python_packages``, and the
     requirements file ``build.python_requirements`` names): one environment the project runs in."""
-    try:
-        import yaml
-
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-        data = yaml.safe_load(text)
-    except Exception:  # an unreadable or invalid file declares nothing
+    loaded = _yaml_file(path)
+    if loaded is None:
         return [], None
+    text, data = loaded
     build = data.get("build") if isinstance(data, dict) else None
     if not isinstance(build, dict):
         return [], None
