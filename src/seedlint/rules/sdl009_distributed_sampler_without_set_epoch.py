@@ -36,8 +36,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     Loops that Lightning or Fabric run for you are not affected: they call `set_epoch`
     themselves. A loop that calls `set_epoch` on a sampler that may be this one (one of
     unknown origin, a project sampler) is taken to know about it (its other loaders are
-    usually evaluation loaders, whose order does not matter); a `set_epoch` on another
-    `DistributedSampler`, built elsewhere, is not. Samplers built
+    usually evaluation loaders, whose order does not matter); but a loader the loop body
+    trains on itself (its loop over it calls `backward`) is judged alone: a `set_epoch` on
+    another `DistributedSampler`, built elsewhere, says nothing of its sampler. Samplers built
     with `shuffle=False` are not reported. A loop over any value the program binds to the
     loader counts, whatever its name (`batches = make_pipeline()`, `self.data`, a helper's
     parameter). A step loop that makes a new iterator only when the old one runs out
@@ -89,7 +90,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 found = self._shuffling_samplers(project, obj)
                 if found and not _rebuilt_each_iteration(epoch_loop, obj):
                     samplers.append((obj, found))
-            if not samplers or self._sets_epoch(project, epoch_loop, samplers):
+            samplers = self._without_set_epoch(project, epoch_loop, samplers) if samplers else []
+            if not samplers:
                 continue
             if _only_refreshed_when_exhausted(epoch_loop) and _calls_in_callers_loops(project, epoch_loop.frame):
                 continue  # the callers' loops are the epochs, and are judged themselves
@@ -128,22 +130,26 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         return _may_be_true(values)
 
     # ------------------------------------------------------------------ set_epoch calls
-    def _sets_epoch(self, project: Project, epoch_loop: EpochLoop, samplers) -> bool:
+    def _without_set_epoch(self, project: Project, epoch_loop: EpochLoop, samplers) -> list:
+        """The samplers no ``set_epoch`` call of the loop (or of what it calls) may advance.
+        A loader the loop body trains on (its own loop over it calls ``backward``) is judged
+        alone: another sampler's ``set_epoch`` says nothing of its own. Other loaders (an
+        evaluation) are taken as known to a loop that advances some sampler."""
         flow = project.flow
         frame = epoch_loop.frame
-        roots = []
         around = _calls_around(epoch_loop)
         if _only_refreshed_when_exhausted(epoch_loop):
             around += _calls_in_callers_loops(project, frame)
-        for call in around:
-            if _calls_set_epoch(project, call, frame, samplers):
-                return True
-            roots.extend(callee for callee, _ in flow.callee_frames(call, frame))
+        calls = [(call, frame) for call in around if _spelled_last(call) == "set_epoch"]
+        roots = [callee for call in around for callee, _ in flow.callee_frames(call, frame)]
         for helper in reachable(flow, roots, limit=60):
-            for call in helper.function.function.calls:
-                if _calls_set_epoch(project, call, helper, samplers):
-                    return True
-        return False
+            calls += [(call, helper) for call in helper.function.function.calls if _spelled_last(call) == "set_epoch"]
+        uncovered = []
+        for entry in samplers:
+            trained = _trains_on(project, epoch_loop, entry[0])
+            if not any(_calls_set_epoch(project, call, where, [entry], trained) for call, where in calls):
+                uncovered.append(entry)
+        return uncovered
 
     # ------------------------------------------------------------------ the fix
     def _fix(self, project: Project, epoch_loop: EpochLoop, samplers) -> Optional[Fix]:
@@ -222,7 +228,32 @@ def _advances_own_epoch(project: Project, cls: ClassRef) -> bool:
     return any(a.target == f"{receiver}.epoch" for a in function.assigns)
 
 
-def _calls_set_epoch(project: Project, call, frame, samplers) -> bool:
+def _trains_on(project: Project, epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
+    """The epoch loop iterates the loader itself, in a loop whose body calls ``backward``
+    (itself or in the project function it calls for each batch)."""
+    spans = [
+        i.span for i in epoch_loop.iterations
+        if i.via is None and i.loader.loader.call is obj.loader.call and i.loader.frame.key == obj.frame.key
+    ]
+    flow = project.flow
+    for loop in epoch_loop.function.loops:
+        if loop.span not in spans:
+            continue
+        if any(_spelled_last(call) == "backward" for call in loop.calls):
+            return True
+        for call in loop.calls:
+            for callee, _ in flow.callee_frames(call, epoch_loop.frame):
+                if any(_spelled_last(inner) == "backward" for inner in callee.function.function.calls):
+                    return True
+    return False
+
+
+def _spelled_last(call) -> str:
+    func = call.func
+    return func.dotted.rpartition(".")[2] if isinstance(func, Name) else getattr(func, "attr", "")
+
+
+def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = False) -> bool:
     """``x.set_epoch(...)`` where ``x`` may be one of the samplers (or is not known to be
     something else, such as a dataset with its own ``set_epoch``)."""
     func = call.func
@@ -236,7 +267,7 @@ def _calls_set_epoch(project: Project, call, frame, samplers) -> bool:
         site = getattr(receiver, "site", None)
         if site is not None and id(site.call) in wanted:
             return True
-        if isinstance(receiver, ExternalInstance) and receiver.qualified in DISTRIBUTED_SAMPLERS and site is not None:
+        if direct and isinstance(receiver, ExternalInstance) and receiver.qualified in DISTRIBUTED_SAMPLERS and site is not None:
             continue  # another DistributedSampler, built elsewhere: its epoch is not this one's
         if isinstance(receiver, Instance) and project.index.is_subclass(receiver.cls, SAMPLER_BASES):
             return True
