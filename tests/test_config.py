@@ -29,6 +29,8 @@ def config(body: str) -> str:
         ('select = ["SDL1"]', False),
         ('ignore = ["SDL001"]', False),
         ('ignore = ["SDL0"]\nextend-select = ["SDL001"]', True),
+        ('select = ["SDL001"]\nignore = ["SDL001"]', False),  # as in ruff: ignore wins a tie
+        ('ignore = ["SDL"]', False),
         ('select = "SDL001, SDL002"', True),
         ('extend-exclude = ["train.py"]', False),
         ('per-file-ignores = {"train.py" = ["SDL001"]}', False),
@@ -42,7 +44,8 @@ def config(body: str) -> str:
 def test_options_change_what_is_reported(tmp_path, monkeypatch, capsys, body, reported):
     project = write_project(tmp_path / "proj", pyproject=config(body))
     status, out, err = check(project, ".", monkeypatch=monkeypatch, capsys=capsys)
-    assert err == ""
+    tie = 'select = ["SDL001"]\nignore = ["SDL001"]' in body
+    assert err == ("seedlint: warning: `SDL001` is selected but also ignored, and ignore wins: it is not checked\n" if tie else "")
     assert status == (1 if reported else 0)
     assert (TRAIN_DIAGNOSTIC in out) is reported
 
@@ -159,3 +162,14 @@ def test_bad_rule_code_on_the_command_line_is_a_usage_error(tmp_path):
     completed = run("seedlint", "--ignore", "E501", ".", cwd=write_project(tmp_path / "proj"))
     assert completed.returncode == 2
     assert "argument --ignore: 'E501' is not a seedlint rule code or prefix (SDL...)" in completed.stderr
+
+
+def test_a_selection_an_ignore_switches_off_is_warned_about(tmp_path, monkeypatch, capsys):
+    """As in ruff: ignore wins a tie, and a code selected explicitly that an ignore switches
+    off entirely is said on stderr rather than silently dropped."""
+    project = write_project(tmp_path / "proj", pyproject=config(""))
+    status, out, err = check(project, ".", "--select", "SDL001,SDL003", "--ignore", "SDL001", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 0 and TRAIN_DIAGNOSTIC not in out
+    assert "`SDL001` is selected but also ignored" in err and "SDL003" not in err
+    status, out, err = check(project, ".", "--select", "SDL001", "--ignore", "SDL0", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 1 and TRAIN_DIAGNOSTIC in out and err == ""  # the more specific select wins

@@ -203,7 +203,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     from seedlint import api
     from seedlint.cache import default_cache
-    from seedlint.config import ConfigError, load_settings, unknown_codes
+    from seedlint.config import ConfigError, load_settings, nullified_selections, unknown_codes
     from seedlint.rule_codes import RULE_CODES
 
     if args.explain:
@@ -245,6 +245,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
         where, code = unknown[0]
         source = f"{settings.config_file}: [tool.seedlint] " if settings.config_file and where not in ("select", "ignore", "extend-select") else ""
         return _usage_error(f"{source}{where}: {code!r} names no seedlint rule (see `seedlint --list-rules`)")
+    for code in nullified_selections(settings, RULE_CODES):
+        print(f"seedlint: warning: `{code}` is selected but also ignored, and ignore wins: it is not checked", file=sys.stderr)
     cache = None if args.no_cache else default_cache(settings.project_root)
     with _Progress(enabled=sys.stderr.isatty()):
         if args.fix or args.diff:

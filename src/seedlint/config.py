@@ -112,11 +112,23 @@ def unknown_codes(settings: "Settings", known) -> list:
     return found
 
 
+def nullified_selections(settings: "Settings", known) -> list:
+    """Codes or prefixes selected explicitly that an ignore switches off entirely: ruff warns
+    about them, since the selection does nothing."""
+    found = []
+    explicit = [code for code in settings.select + settings.extend_select if code != "SDL"]
+    for code in explicit:
+        rules = [rule for rule in known if rule.startswith(code)]
+        if rules and not any(settings.is_selected(rule) for rule in rules):
+            found.append(code)
+    return found
+
+
 def _most_specific(code: str, selected, ignored) -> bool:
-    """ruff's rule: the longest matching prefix decides, select wins ties."""
+    """ruff's rule: the longest matching prefix decides, and ignore wins a tie."""
     best_select = max((len(p) for p in selected if code.startswith(p)), default=-1)
     best_ignore = max((len(p) for p in ignored if code.startswith(p)), default=-1)
-    return best_select >= 0 and best_select >= best_ignore
+    return best_select >= 0 and best_select > best_ignore
 
 
 KNOWN_KEYS = {
