@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable, comma-separated")
     parser.add_argument("--exclude", type=_patterns, metavar="PATTERNS", help="file patterns to skip (replaces the defaults)")
     parser.add_argument("--extend-exclude", type=_patterns, metavar="PATTERNS", help="file patterns to skip on top of the defaults")
-    parser.add_argument("--stdin-filename", metavar="PATH", help="the file name to check stdin as (with PATH -)")
+    parser.add_argument("--stdin-filename", metavar="PATH", help="read stdin and check it as this file (alone, or with PATH -)")
     parser.add_argument("--torch-version", help="target torch version (e.g. 1.8 or '>=2.0'), overrides the project's")
     parser.add_argument("--lightning-version", help="target Lightning version, overrides the project's")
     parser.add_argument("--python-version", help="target Python version, overrides the project's requires-python")
@@ -210,15 +210,16 @@ def _main(argv: Optional[List[str]] = None) -> int:
         return _explain(args.explain)
     if args.list_rules:
         return _list_rules()
-    paths = args.paths or ["."]
+    # As in ruff: ``-`` reads stdin (shown as ``-``), and so does ``--stdin-filename F`` alone
+    # (checked as ``F``: its project, configuration and versions).
+    paths = args.paths or (["-"] if args.stdin_filename else ["."])
     stdin = None
     if "-" in paths:
         if paths != ["-"]:
             return _usage_error("- (stdin) cannot be combined with other paths")
-        if not args.stdin_filename:
-            return _usage_error("checking stdin needs --stdin-filename PATH: the file the text stands for")
-        stdin = (args.stdin_filename, sys.stdin.read())
-        paths = [args.stdin_filename]
+        filename = args.stdin_filename or "-"
+        stdin = (filename, sys.stdin.read())
+        paths = [filename]
     else:
         for path in paths:
             if not os.path.lexists(path):

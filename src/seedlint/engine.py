@@ -359,7 +359,9 @@ class Engine:
         return self.fix([filename], {absolute: text}, [Target(filename, absolute)])
 
     def _take_text(self, filename: str, text: str) -> str:
-        absolute = os.path.abspath(filename)
+        # Stdin with no file name (``seedlint -``) is a module of the current folder that
+        # nothing can import, shown as ``-``.
+        absolute = os.path.abspath("-.py" if filename == "-" else filename)
         self._ensure_state()
         raw = text.encode("utf-8", "surrogatepass")
         self._sources[absolute] = SourceFile(filename, text, "utf-8", raw)
