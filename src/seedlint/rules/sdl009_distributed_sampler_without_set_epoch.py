@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional
 
+from seedlint.analysis.callsites import spelled
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
 from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, Site
@@ -140,10 +141,10 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         around = _calls_around(epoch_loop)
         if _only_refreshed_when_exhausted(epoch_loop):
             around += _calls_in_callers_loops(project, frame)
-        calls = [(call, frame) for call in around if _spelled_last(call) == "set_epoch"]
+        calls = [(call, frame) for call in around if spelled(call.func) == "set_epoch"]
         roots = [callee for call in around for callee, _ in flow.callee_frames(call, frame)]
         for helper in reachable(flow, roots, limit=60):
-            calls += [(call, helper) for call in helper.function.function.calls if _spelled_last(call) == "set_epoch"]
+            calls += [(call, helper) for call in helper.function.function.calls if spelled(call.func) == "set_epoch"]
         uncovered = []
         for entry in samplers:
             trained = _trains_on(project, epoch_loop, entry[0])
@@ -239,18 +240,14 @@ def _trains_on(project: Project, epoch_loop: EpochLoop, obj: LoaderObject) -> bo
     for loop in epoch_loop.function.loops:
         if loop.span not in spans:
             continue
-        if any(_spelled_last(call) == "backward" for call in loop.calls):
+        if any(spelled(call.func) == "backward" for call in loop.calls):
             return True
         for call in loop.calls:
             for callee, _ in flow.callee_frames(call, epoch_loop.frame):
-                if any(_spelled_last(inner) == "backward" for inner in callee.function.function.calls):
+                if any(spelled(inner.func) == "backward" for inner in callee.function.function.calls):
                     return True
     return False
 
-
-def _spelled_last(call) -> str:
-    func = call.func
-    return func.dotted.rpartition(".")[2] if isinstance(func, Name) else getattr(func, "attr", "")
 
 
 def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = False) -> bool:
