@@ -35,7 +35,7 @@ from seedlint.analysis.objects import (
     Site,
     Values,
 )
-from seedlint.facts.model import MODULE_CODE, Call, Const, ModuleFacts, Name, Value
+from seedlint.facts.model import MODULE_CODE, Call, Const, Function, ModuleFacts, Name, Subscript, Value
 
 MAX_FILES = 200
 """Project files parsed to find what is registered into one registry."""
@@ -50,14 +50,33 @@ class Registries:
         self.index = flow.index
         self._members: Dict[tuple, Tuple[List[Member], bool]] = {}
         self._stored: Dict[Tuple[str, str], List[Entry]] = {}
+        self._keeping: Dict[tuple, bool] = {}
 
     # ------------------------------------------------------------------ registry objects
     def is_registry(self, obj: Obj) -> bool:
         if isinstance(obj, ExternalInstance):
             return "Registry" in obj.qualified.rsplit(".", 1)[-1]
         if isinstance(obj, Instance):
-            return any("Registry" in item.cls.name for item in self.index.mro(obj.cls))
+            return any("Registry" in item.cls.name or self._keeps_by_key(item) for item in self.index.mro(obj.cls))
         return False
+
+    def _keeps_by_key(self, cls: ClassRef) -> bool:
+        """A project class that behaves as a registry, whatever it is called: one of its
+        methods (or a decorator a method returns) stores what it is given into a mapping
+        it holds, ``self.classes[name] = cls``."""
+        found = self._keeping.get(cls.key)
+        if found is None:
+            prefix = cls.cls.qualname + "."
+            found = self._keeping[cls.key] = any(
+                _stores_a_parameter(function)
+                for qualname, function in cls.module.functions.items()
+                if qualname.startswith(prefix) and function.item_assigns
+            )
+        return found
+
+    def is_lookup(self, function: Function) -> bool:
+        """A registry method that returns what the mapping holds under a key."""
+        return function.name in library.REGISTRY_LOOKUPS or any(_reads_held_mapping(value) for value in function.returns)
 
     def lookup(self, registry: Obj, key: Value, frame: Frame) -> Values:
         """``REG.get(key)`` / ``REG[key]``: the classes registered under ``key``."""
@@ -118,7 +137,7 @@ class Registries:
             frame = self.flow.module_frame(module)
             for definition, ref in _definitions(module):
                 for decorator in definition.decorators:
-                    receiver = _registering_receiver(decorator)
+                    receiver = _registering_receiver(decorator, any_method=True)
                     if receiver is None or receiver.dotted.rsplit(".", 1)[-1] not in names:
                         continue
                     if registry in self.flow.eval(receiver, frame):
@@ -205,13 +224,14 @@ def _definitions(module: ModuleFacts):
             yield function, FunctionObj(FunctionRef(module, function))
 
 
-def _registering_receiver(value: Value, decorator: bool = True) -> Optional[Name]:
-    """``REG`` in ``REG.register_module(...)`` or ``@REG.register``."""
+def _registering_receiver(value: Value, decorator: bool = True, any_method: bool = False) -> Optional[Name]:
+    """``REG`` in ``REG.register_module(...)`` or ``@REG.register``; with ``any_method``,
+    in a decorator ``@REG.anything`` (the caller checks that ``REG`` is the registry)."""
     func = value.func if isinstance(value, Call) else value
     if not isinstance(func, Name) or "." not in func.dotted:
         return None
     method = func.dotted.rsplit(".", 1)[-1]
-    if not method.startswith(library.REGISTERING_METHODS):
+    if not any_method and not method.startswith(library.REGISTERING_METHODS):
         return None
     head = func.dotted.rsplit(".", 1)[0]
     qualified = func.qualified.rsplit(".", 1)[0] if func.qualified else None
@@ -238,3 +258,23 @@ def _named(obj: Obj, registered: Optional[str]) -> Optional[str]:
     if isinstance(obj, FunctionObj):
         return obj.function.function.name
     return None
+
+
+def _stores_a_parameter(function: Function) -> bool:
+    """``self.held[key] = given``: an item stored on the object, the value one of the
+    function's parameters."""
+    return any(
+        isinstance(item.container, Name) and item.container.dotted.startswith("self.")
+        and isinstance(item.value, Name) and item.value.dotted in function.params
+        for item in function.item_assigns
+    )
+
+
+def _reads_held_mapping(value: Value) -> bool:
+    """``self.held[key]`` or ``self.held.get(key)``."""
+    if isinstance(value, Subscript):
+        return isinstance(value.value, Name) and value.value.dotted.startswith("self.")
+    if isinstance(value, Call) and isinstance(value.func, Name) and value.args:
+        head, _, method = value.func.dotted.rpartition(".")
+        return method == "get" and head.startswith("self.")
+    return False

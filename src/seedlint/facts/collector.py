@@ -352,6 +352,8 @@ class _Collector(cst.CSTVisitor):
             return Not(self.value(node.expression))
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             return Comprehension(self.value(node.elt), self.value(node.for_in.iter))
+        if isinstance(node, cst.DictComp):
+            return DictDisplay((self.value(node.key),), (self.value(node.value),), ())
         return UNKNOWN
 
     def _dict_display(self, node: cst.Dict) -> DictDisplay:
@@ -861,7 +863,20 @@ class _Collector(cst.CSTVisitor):
         self.loops[-1].pop()
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
+        """A comprehension's target names the elements of what it iterates, as a ``for``
+        does; a dict comprehension over classes is how many registries are built."""
         self.bind_target(node.target)
+        iterable = self.value(node.iter)
+        span = self.span(node.target)
+        if isinstance(node.target, (cst.Tuple, cst.List)):
+            parts = self._loop_parts(node.target, iterable)
+            if parts:
+                for element, part in parts:
+                    self._bind_part(element, part, span)
+            else:
+                self._unpack(node.target, Each(iterable), span)
+        else:
+            self._bind_part(node.target, Each(iterable), span)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:

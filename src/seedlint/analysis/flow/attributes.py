@@ -177,6 +177,8 @@ class AttributesMixin:
         return fresh
 
     def _class_attribute(self, cls: ClassRef, name: str) -> Values:
+        if name == "__subclasses__":
+            return frozenset({MethodOf(ClassObj(cls), name)})
         method = self.index.method(cls, name)
         if method is not None:
             if _is_classmethod(method.function):
@@ -189,6 +191,8 @@ class AttributesMixin:
             nested = item.module.classes.get(f"{item.cls.qualname}.{name}")
             if nested is not None:
                 found.append(frozenset({ClassObj(ClassRef(item.module, nested))}))
+        if not found and name == "__name__" and "." not in cls.cls.qualname:
+            return frozenset({Constant(cls.cls.name)})
         return union(found) if found else UNKNOWN_SET
 
     def _instance_attribute(self, instance: Instance, name: str) -> Values:

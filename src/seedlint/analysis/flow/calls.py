@@ -131,7 +131,7 @@ class CallsMixin:
             if function.name in library.REGISTRY_BUILDS:
                 config = site.call.args[0] if site.call.args else None
                 return self.registries.build(frozenset({obj.receiver}), config, site.frame, site)
-            if function.name in library.REGISTRY_LOOKUPS and site.call.args:
+            if site.call.args and self.registries.is_lookup(function):
                 return self.registries.lookup(obj.receiver, site.call.args[0], site.frame)
         if any(_spelled(d) == "property" for d in function.decorators):
             return UNKNOWN_SET
@@ -342,6 +342,8 @@ class CallsMixin:
                 return frozenset({ArgsObj(receiver, pair=name == "parse_known_args")})
         if isinstance(receiver, SeqObj) and name in ("copy", "__iter__"):
             return frozenset({receiver})
+        if isinstance(receiver, ClassObj) and name == "__subclasses__":
+            return frozenset({self._subclasses(receiver.cls)})
         if self.registries.is_registry(receiver):
             if name in library.REGISTRY_LOOKUPS and call.args:
                 return self.registries.lookup(receiver, call.args[0], frame)
@@ -351,6 +353,23 @@ class CallsMixin:
         if isinstance(receiver, ModuleObj) and name == "__dict__":
             return UNKNOWN_SET
         return UNKNOWN_SET
+
+    def _subclasses(self, cls: ClassRef) -> SeqObj:
+        """``Base.__subclasses__()``: the project classes that name ``Base`` among their bases
+        directly, each read from its module (a registry built from them)."""
+        entries = []
+        for path in self.files.mentioning([cls.cls.name]) if self.files is not None else ():
+            self.index.load_file(path)
+        for module in list(self.index.modules.values()):
+            for other in module.classes.values():
+                if "." in other.qualname or not other.bases:
+                    continue
+                ref = ClassRef(module, other)
+                if any(isinstance(base, ClassRef) and base.key == cls.key for base in self.index.bases(ref)):
+                    qualified = f"{module.name}.{other.name}" if module.name else None
+                    name = Name(other.name, other.span, qualified, module.module_code.qualname)
+                    entries.append(Entry(name, self.module_frame(module)))
+        return SeqObj(entries, open=True, indexable=False)
 
     def _certainly_missing(self, holder: DictObj, index: Value, frame: Frame) -> bool:
         """A closed dict whose entries, all with constant keys, have none for this constant key
