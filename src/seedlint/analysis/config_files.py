@@ -14,11 +14,12 @@ not parse, a missing file, or a key the files do not set is unknown.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import List, Optional, Tuple, Union
 
-from seedlint.facts.model import UNKNOWN, Call, Const, DictDisplay, Function, ModuleFacts, Name, Seq, Value
+from seedlint.facts.model import UNKNOWN, Call, ConfigConst, Const, DictDisplay, Function, ModuleFacts, Name, Seq, Value
 
 HYDRA_MAIN = frozenset({"hydra.main", "hydra.main.main"})
 MAX_FILES = 200
@@ -81,7 +82,7 @@ class _Composer:
         """A config file in ``group`` (where its relative defaults are looked for), its own
         keys placed at ``package``, merged at the root with its defaults list."""
         defaults = content.get("defaults") if isinstance(content, dict) else None
-        own = {k: v for k, v in content.items() if k != "defaults"} if isinstance(content, dict) else content
+        own = _without(content, "defaults") if isinstance(content, dict) else content
         if not isinstance(defaults, list):
             return _at(package, own)
         result: Tree = {}
@@ -138,11 +139,9 @@ class _Composer:
             return None
         self.read += 1
         try:
-            import yaml
-
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
-            content = yaml.safe_load(text)
+            content = _load_located(text, path)
         except Exception:  # a file that does not parse declares nothing
             return None
         header = _PACKAGE.search(text)
@@ -176,11 +175,59 @@ def _at(package: str, tree: Tree) -> Tree:
 
 def _merge(base: Tree, over: Tree) -> Tree:
     if isinstance(base, dict) and isinstance(over, dict):
-        merged = dict(base)
+        merged = Located(base)
+        merged.places.update(getattr(base, "places", {}))
         for key, value in over.items():
             merged[key] = _merge(merged[key], value) if key in merged else value
+            place = getattr(over, "places", {}).get(key)
+            if place is not None:
+                merged.places[key] = place
         return merged
     return over
+
+
+def _without(tree: dict, key: str) -> dict:
+    kept = Located((k, v) for k, v in tree.items() if k != key)
+    kept.places.update((k, p) for k, p in getattr(tree, "places", {}).items() if k != key)
+    return kept
+
+
+class Located(dict):
+    """A mapping read from a configuration file, with the (path, line) of each key."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.places: dict = {}
+
+
+def _load_located(text: str, path: str) -> Tree:
+    """A YAML document as PyYAML's ``safe_load`` reads it, mappings as ``Located``."""
+    loader = _located_loader()(text)
+    loader.path = path
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+@functools.lru_cache(maxsize=None)
+def _located_loader():
+    import yaml
+
+    class LocatedLoader(yaml.SafeLoader):
+        path = ""
+
+    def mapping(loader, node, deep=False):
+        loader.flatten_mapping(node)
+        located = Located()
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            located[key] = loader.construct_object(value_node, deep=True)
+            located.places[key] = (loader.path, key_node.start_mark.line + 1)
+        return located
+
+    LocatedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return LocatedLoader
 
 
 def _as_value(tree: Tree, root: Tree, depth: int = 0) -> Value:
@@ -190,7 +237,7 @@ def _as_value(tree: Tree, root: Tree, depth: int = 0) -> Value:
         return UNKNOWN
     if isinstance(tree, dict):
         keys = tuple(Const(str(k)) for k in tree)
-        values = tuple(_as_value(v, root, depth + 1) for v in tree.values())
+        values = tuple(_located_value(tree, k, root, depth + 1) for k in tree)
         return DictDisplay(keys, values, attributes=True)
     if isinstance(tree, list):
         return Seq(tuple(_as_value(v, root, depth + 1) for v in tree))
@@ -203,6 +250,15 @@ def _as_value(tree: Tree, root: Tree, depth: int = 0) -> Value:
     if isinstance(tree, (str, int, float, bool)) or tree is None:
         return Const(tree)
     return UNKNOWN
+
+
+def _located_value(tree: dict, key, root: Tree, depth: int = 0) -> Value:
+    """The value under ``key``; a constant carries the place of its key."""
+    value = _as_value(tree[key], root, depth)
+    place = getattr(tree, "places", {}).get(key)
+    if place is not None and type(value) is Const:
+        return ConfigConst(value.value, place)
+    return value
 
 
 class _Missing:
@@ -307,7 +363,7 @@ def cli_section(content: dict, section: str) -> Tuple[Optional[str], List[Tuple[
     arguments = part.get("init_args") if class_path is not None else part
     if not isinstance(arguments, dict):
         return class_path, []
-    return class_path, [(str(k), _as_value(v, content)) for k, v in arguments.items() if str(k) != "class_path"]
+    return class_path, [(str(k), _located_value(arguments, k, content)) for k in arguments if str(k) != "class_path"]
 
 
 def cli_call(call: Call, func: Value, arguments: List[Tuple[str, Value]]) -> Call:

@@ -37,7 +37,7 @@ from seedlint.analysis.objects import (
     SeqObj,
     Values,
 )
-from seedlint.facts.model import Attr, Call, Function, ModuleFacts, Name, Span
+from seedlint.facts.model import Attr, Call, ConfigConst, Function, ModuleFacts, Name, Span
 
 LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric")
 TRAINER_CLASSES = frozenset({
@@ -94,7 +94,9 @@ class FlagSpelling:
     span: Span
     spelled: str
     owner: str
-    """"Trainer", "Fabric.setup_dataloaders" or "environment"."""
+    """"Trainer", "LightningCLI" (a Trainer a CLI config builds), "Fabric.setup_dataloaders" or "environment"."""
+    place: Optional[Tuple[str, int]] = None
+    """Where a configuration file sets it (path, line): the keyword is one of its keys."""
 
 
 class Lightning:
@@ -398,8 +400,10 @@ class Lightning:
     @cached_property
     def flag_spellings(self) -> List[FlagSpelling]:
         found: List[FlagSpelling] = []
+        cli_calls = {id(call) for call in self._cli_calls.values()}
         for runner in self.trainers:
-            found.extend(self._keyword_spellings(runner.module, runner.call, TRAINER_OLD_FLAG, "Trainer"))
+            owner = "LightningCLI" if id(runner.call) in cli_calls else "Trainer"
+            found.extend(self._keyword_spellings(runner.module, runner.call, TRAINER_OLD_FLAG, owner))
         for module in self.project.modules:
             for function, call in module.all_calls():
                 if _spelled_in(call, ("setup_dataloaders", "setup_dataloader")):
@@ -441,6 +445,10 @@ class Lightning:
             span = call.keyword_span(keyword)
             if span is not None:
                 found.append(FlagSpelling(module, span, keyword, owner))
+                continue
+            value = call.kwarg(keyword)
+            if isinstance(value, ConfigConst):
+                found.append(FlagSpelling(module, call.span, keyword, owner, value.place))
         return found
 
 
@@ -449,7 +457,7 @@ def renamed(spelling: FlagSpelling) -> str:
     pairs = {TRAINER_OLD_FLAG: NEW_FLAG, FABRIC_OLD_FLAG: NEW_FLAG, OLD_ENV_VAR: NEW_ENV_VAR}
     if spelling.spelled in pairs:
         return pairs[spelling.spelled]
-    return TRAINER_OLD_FLAG if spelling.owner == "Trainer" else FABRIC_OLD_FLAG
+    return TRAINER_OLD_FLAG if spelling.owner in ("Trainer", "LightningCLI") else FABRIC_OLD_FLAG
 
 
 def _is_lightning_module_base(qualified: str) -> bool:

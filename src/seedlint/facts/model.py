@@ -78,6 +78,13 @@ class Const:
     value: Union[int, float, str, bool, None, bytes, complex]
 
 
+@dataclass(frozen=True)
+class ConfigConst(Const):
+    """A constant a configuration file sets: ``place`` is (path, line) of its key."""
+
+    place: Tuple[str, int] = field(default=("", 0), compare=False)
+
+
 @dataclass(eq=False)
 class Seq:
     """A list, tuple or set display."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from typing import Iterable, Tuple
 
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.analysis.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, renamed
-from seedlint.rules.base import Project, Rule
+from seedlint.analysis.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, FlagSpelling, renamed
+from seedlint.rules.base import Project, Rule, config_where
 
 FIX_KIND = "rename-lightning-flag"
 
@@ -19,7 +20,9 @@ class ReplaceSamplerDdpRemoved(Rule):
     (also spelled through `**dict(...)` or `**{...}`) and code that sets the
     `PL_TRAINER_REPLACE_SAMPLER_DDP` environment variable (`os.environ[...] = ...`) in a
     project that may run Lightning >= 2.0 (it declares such a version, or none). Other
-    strings that merely mention the name are left alone.
+    strings that merely mention the name are left alone. A `replace_sampler_ddp:` key in the
+    configuration a Trainer is built from (`hydra.utils.instantiate(cfg.trainer)`, a
+    LightningCLI config file) is reported at the call that builds it, citing the file and line.
 
     ## Why is this bad?
     Lightning 2.0 renamed the flag to `use_distributed_sampler` with no deprecation overlap.
@@ -38,7 +41,7 @@ class ReplaceSamplerDdpRemoved(Rule):
     ```
 
     ## Fix safety
-    Renames the keyword. Safe when the project declares Lightning >= 2.0; when it declares no
+    Renames the keyword (a configuration file's key is left for you to rename). Safe when the project declares Lightning >= 2.0; when it declares no
     Lightning version the rename is applied only with `--unsafe-fixes`, because on Lightning
     1.x the new name is the one that fails (SDL105). Renaming the environment variable is
     always unsafe.
@@ -67,7 +70,7 @@ class ReplaceSamplerDdpRemoved(Rule):
                     f"`use_distributed_sampler`): sampler injection stays on -- use `{new}`"
                 )
             else:
-                callee = "Trainer.__init__" if spelling.owner == "Trainer" else spelling.owner
+                callee = "Trainer.__init__" if spelling.owner in ("Trainer", "LightningCLI") else spelling.owner
                 message = (
                     f"`{spelling.spelled}=` was renamed `{new}=` in Lightning 2.0: "
                     f"`TypeError: {callee}() got an unexpected keyword argument '{spelling.spelled}'` -- use `{new}=`"
@@ -76,5 +79,24 @@ class ReplaceSamplerDdpRemoved(Rule):
                 message += " (no Lightning version declared; the rename is an unsafe fix)"
             if spelling.spelled == OLD_ENV_VAR:
                 safe = False  # a string: renaming it changes what the program sets, decided by the user
+            if spelling.place is not None:
+                yield configured_flag(self, project, spelling, "renamed `use_distributed_sampler` in Lightning 2.0", new)
+                continue
             fix = Fix(FIX_KIND, spelling.module.path, spelling.span, safe, (spelling.spelled, new))
             yield self.report(spelling.module, spelling.span, message, fix)
+
+
+def configured_flag(rule: Rule, project: Project, spelling: FlagSpelling, why: str, rename_to: str) -> Diagnostic:
+    """The flag as a configuration file's key: reported at the call that builds the Trainer,
+    citing the key. ``--fix`` does not edit configuration files."""
+    if spelling.owner == "LightningCLI":
+        failure = "LightningCLI rejects the configuration at start-up: the Trainer has no such parameter"
+    else:
+        failure = f"`TypeError: Trainer.__init__() got an unexpected keyword argument '{spelling.spelled}'`"
+    message = (
+        f"the configuration this Trainer is built from sets `{spelling.spelled}` "
+        f"({config_where(spelling.place, project.settings.project_root)}), {why}: {failure} -- rename the key `{rename_to}`"
+    )
+    diagnostic = rule.report(spelling.module, spelling.span, message)
+    diagnostic.related.add(os.path.abspath(spelling.place[0]))
+    return diagnostic

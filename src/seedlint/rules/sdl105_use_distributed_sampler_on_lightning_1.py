@@ -8,7 +8,7 @@ from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.analysis.lightning import NEW_FLAG, RENAMED_IN, renamed
 from seedlint.rules.base import Project, Rule
-from seedlint.rules.sdl103_replace_sampler_ddp_removed import FIX_KIND
+from seedlint.rules.sdl103_replace_sampler_ddp_removed import FIX_KIND, configured_flag
 
 
 class UseDistributedSamplerOnLightning1(Rule):
@@ -54,7 +54,10 @@ class UseDistributedSamplerOnLightning1(Rule):
             if not version.declared or version.may_be_at_least(RENAMED_IN):
                 continue
             old = renamed(spelling)
-            callee = "Trainer.__init__" if spelling.owner == "Trainer" else spelling.owner
+            callee = "Trainer.__init__" if spelling.owner in ("Trainer", "LightningCLI") else spelling.owner
+            if spelling.place is not None:
+                yield configured_flag(self, project, spelling, f"which does not exist before Lightning 2.0 (declared: {version.describe()})", old)
+                continue
             message = (
                 f"`{NEW_FLAG}=` does not exist before Lightning 2.0 (declared: {version.describe()}): "
                 f"`TypeError: {callee}() got an unexpected keyword argument '{NEW_FLAG}'` -- use `{old}=`"
