@@ -62,6 +62,18 @@ def loaded_file(path: str) -> Optional[Value]:
     return _as_value(loaded[0], loaded[0])
 
 
+def config_where(place: Tuple[str, int], root: Optional[str]) -> str:
+    """``configs/trainer/ddp.yaml:5``: a configuration file's key, from the project root."""
+    path, line = place
+    inside = root and os.path.abspath(path).startswith(os.path.abspath(root) + os.sep)
+    return f"{os.path.relpath(path, root) if inside else os.path.basename(path)}:{line}"
+
+
+def as_config_value(tree: Tree) -> Value:
+    """A configuration read from a file, as values (interpolations read the same tree)."""
+    return _as_value(tree, tree)
+
+
 def _constant_text(value: Optional[Value]) -> Optional[str]:
     return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
 

@@ -185,9 +185,11 @@ class Instance(Obj):
     @property
     def built_at(self) -> Optional[Tuple[ModuleFacts, Call]]:
         """The call that built the object, for messages."""
+        if self.via is not None:
+            return self.via
         if self.site is not None:
             return self.site.frame.module, self.site.call
-        return self.via
+        return None
 
 
 class FunctionObj(Obj):

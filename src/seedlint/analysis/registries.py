@@ -20,11 +20,13 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis import library
 from seedlint.analysis.callsites import module_words
+from seedlint.analysis.config_files import config_where
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import (
     UNKNOWN,
     UNKNOWN_SET,
     ClassObj,
+    Constant,
     DictObj,
     Entry,
     ExternalInstance,
@@ -35,7 +37,7 @@ from seedlint.analysis.objects import (
     Site,
     Values,
 )
-from seedlint.facts.model import MODULE_CODE, Call, Const, Function, ModuleFacts, Name, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Call, ConfigConst, Const, Function, ModuleFacts, Name, Subscript, Value
 
 MAX_FILES = 200
 """Project files parsed to find what is registered into one registry."""
@@ -51,6 +53,7 @@ class Registries:
         self._members: Dict[tuple, Tuple[List[Member], bool]] = {}
         self._stored: Dict[Tuple[str, str], List[Entry]] = {}
         self._keeping: Dict[tuple, bool] = {}
+        self._made: Dict[tuple, Call] = {}
 
     # ------------------------------------------------------------------ registry objects
     def is_registry(self, obj: Obj) -> bool:
@@ -93,24 +96,59 @@ class Registries:
         return frozenset(found)
 
     def build(self, registries: Values, config: Optional[Value], frame: Frame, site: Site) -> Values:
-        """``REG.build(cfg)`` / ``build_from_cfg(cfg, REG)``: an object of some registered class,
-        built from the config (its constructor arguments are not known)."""
+        """``REG.build(cfg)`` / ``build_from_cfg(cfg, REG)``: an object of the registered class
+        the config's ``type`` names, built with the config's other keys (as the builders do:
+        ``cls(**args)``). A config the analysis cannot read builds any registered class, with
+        arguments unknown."""
         found: Set[Obj] = set()
         via = (frame.module, site.call)
+        configs = self.flow.eval(config, frame) if config is not None else UNKNOWN_SET
         for registry in registries:
             if not self.is_registry(registry):
                 found.add(UNKNOWN)
                 continue
             members, complete = self.members(registry)
-            label = "one of the classes registered in the registry, picked by the config" if len(members) > 1 else None
-            for obj, _ in members:
-                if isinstance(obj, ClassObj):
-                    found.add(Instance(obj.cls, None, via, chosen=label))
-                else:
-                    found.add(UNKNOWN)
-            if not complete:
-                found.add(UNKNOWN)
+            for cfg in configs:
+                found |= self._built_from(cfg, members, complete, via, frame)
         return frozenset(found) or UNKNOWN_SET
+
+    def _built_from(self, cfg: Obj, members: List[Member], complete: bool, via, frame: Frame) -> Set[Obj]:
+        entries = [e for e in self.flow.dict_entries(cfg) if not e.spread] if isinstance(cfg, DictObj) and not cfg.open else None
+        named = [e for e in entries if e.key == "type"] if entries is not None else []
+        if not named:
+            label = "one of the classes registered in the registry, picked by the config" if len(members) > 1 else None
+            found: Set[Obj] = {Instance(obj.cls, None, via, chosen=label) if isinstance(obj, ClassObj) else UNKNOWN for obj, _ in members}
+            return found | ({UNKNOWN} if not complete else set())
+        found = set()
+        for kind in self.flow.eval(named[0].value, named[0].frame):
+            picked = [obj for obj, registered in members if isinstance(kind, Constant) and _named(obj, registered) == kind.value]
+            if not picked:
+                found.add(UNKNOWN)
+            for obj in picked:
+                if not isinstance(obj, ClassObj):
+                    found.add(UNKNOWN)
+                    continue
+                arguments = [e for e in entries if e.key != "type" and isinstance(e.key, str)]
+                made, made_frame = self._construction(via[1], arguments, frame)
+                found.add(Instance(obj.cls, Site(made_frame, made), via, chosen=self._named_in_file(named[0].value, kind.value)))
+        return found
+
+    def _named_in_file(self, value: Value, name: str) -> Optional[str]:
+        """``type='X' at configs/x.py:12`` when a configuration file names the class."""
+        if not isinstance(value, ConfigConst):
+            return None
+        return f"`type={name!r}` at {config_where(value.place, self.index.project_root)}"
+
+    def _construction(self, call: Call, arguments: List[Entry], frame: Frame) -> Tuple[Call, Frame]:
+        """``cls(**args)`` spelled at the builder's call: the config's keys as keywords, read
+        in the frame the config was written in."""
+        frames = {id(e.frame): e.frame for e in arguments}
+        written_in = next(iter(frames.values())) if len(frames) == 1 else frame
+        memo = (id(call), tuple(id(e.value) for e in arguments))
+        made = self._made.get(memo)
+        if made is None:
+            made = self._made[memo] = Call(call.func, (), tuple((e.key, e.value) for e in arguments), call.span)
+        return made, written_in
 
     def members(self, registry: Obj) -> Tuple[List[Member], bool]:
         key = registry.key

@@ -69,13 +69,6 @@ def where(module: ModuleFacts, span: Span) -> str:
     return f"{os.path.basename(module.path)}:{span.line}"
 
 
-def config_where(place: Tuple[str, int], root: Optional[str]) -> str:
-    """``configs/trainer/ddp.yaml:5``: a configuration file's key, from the project root."""
-    path, line = place
-    shown = os.path.relpath(path, root) if root and os.path.abspath(path).startswith(os.path.abspath(root) + os.sep) else os.path.basename(path)
-    return f"{shown}:{line}"
-
-
 def start_method_where(method: StartMethod) -> str:
     """``set_start_method at train.py:3``: what sets a start method, and where."""
     if method.module is None or method.span is None:

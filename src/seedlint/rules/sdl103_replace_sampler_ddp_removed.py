@@ -8,7 +8,8 @@ from typing import Iterable, Tuple
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.analysis.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, FlagSpelling, renamed
-from seedlint.rules.base import Project, Rule, config_where
+from seedlint.analysis.config_files import config_where
+from seedlint.rules.base import Project, Rule
 
 FIX_KIND = "rename-lightning-flag"
 

@@ -115,7 +115,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._bindings: Dict[int, tuple] = {}
         self._configurations: Dict[tuple, Optional[Value]] = {}
         self._instantiated: Dict[tuple, Call] = {}
-        self._files: Dict[str, Optional[Value]] = {}
+        self._files: Dict[object, Optional[Value]] = {}
+        self._code_values: Dict[tuple, Optional[Value]] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0

@@ -14,10 +14,12 @@ from seedlint.analysis.config_files import (
     OMEGACONF_CREATE,
     OMEGACONF_LOAD,
     OMEGACONF_MERGE,
+    as_config_value,
     candidate_paths,
     configured_call,
     loaded_file,
 )
+from seedlint.analysis.python_configs import CONFIG_FROMFILE, MAX_CONFIGS, config_candidates, read_config
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.objects import (
     NONE,
@@ -185,7 +187,7 @@ class CallsMixin:
             return self._modules_matching(call.args[0], frame)
         if qualified in library.NAMESPACE_LOOKUPS:
             if qualified == "eval" and call.args:
-                return self._eval_lookup(call.args[0], frame)
+                return self._eval_lookup(call.args[0], frame, call.span)
             return frozenset({MethodOf(ModuleObj(frame.module), "__dict__")})
         if qualified in library.SUPER:
             return self._super(frame)
@@ -195,6 +197,8 @@ class CallsMixin:
             return self._instantiate(site)
         if qualified in OMEGACONF_LOAD and call.args:
             return self._configuration_file(call.args[0], frame)
+        if qualified in CONFIG_FROMFILE and call.args:
+            return self._python_configuration(call.args[0], frame)
         if qualified in OMEGACONF_CREATE:
             values = self.eval(call.args[0], frame) if call.args else frozenset({DictObj([], attributes=True)})
             return frozenset(DictObj(v.entries, v.open, v.origin, True) if isinstance(v, DictObj) else v for v in values)
@@ -270,6 +274,30 @@ class CallsMixin:
                 if content is not None:
                     break
             found.append(self.eval(content, frame) if content is not None else UNKNOWN_SET)
+        return union(found) if found else UNKNOWN_SET
+
+    def _python_configuration(self, path: Value, frame: Frame) -> Values:
+        """``Config.fromfile(path)``: the Python configuration file the path names, merged
+        onto its ``_base_`` files. A path the program is given at run time is any of the
+        project's configuration files (unknown too beyond ``MAX_CONFIGS``)."""
+        found: List[Values] = []
+        for name in self.eval(path, frame):
+            if isinstance(name, Constant) and isinstance(name.value, str):
+                paths = [p for p in candidate_paths(name.value, frame.module.path, self.index.project_root) if os.path.isfile(p)][:1]
+            else:
+                paths = config_candidates(self.index.project_root, MAX_CONFIGS)
+                if len(paths) > MAX_CONFIGS:
+                    found.append(UNKNOWN_SET)
+                    paths = paths[:MAX_CONFIGS]
+            for candidate in paths:
+                key = ("python", candidate)
+                if key not in self._files:
+                    tree = read_config(candidate)
+                    self._files[key] = as_config_value(tree) if isinstance(tree, dict) else None
+                content = self._files[key]
+                found.append(self.eval(content, frame) if content is not None else UNKNOWN_SET)
+            if not paths:
+                found.append(UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET
 
     def _instantiate(self, site: Site) -> Values:

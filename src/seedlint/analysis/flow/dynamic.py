@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
+
+import libcst as cst
 
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.objects import (
@@ -27,6 +29,9 @@ from seedlint.facts.model import (
     ModuleFacts,
     Name,
     Seq,
+    Span,
+    Unknown,
+    UNKNOWN as UNKNOWN_VALUE,
     Value,
 )
 from seedlint.analysis.flow.shared import (
@@ -73,9 +78,16 @@ class DynamicMixin:
             found.append(self.eval(call.args[2], frame))
         return union(found)
 
-    def _eval_lookup(self, expression: Value, frame: Frame) -> Values:
+    def _eval_lookup(self, expression: Value, frame: Frame, span=None) -> Values:
         """``eval(name)`` with a name from config: what the module can name, narrowed to a
-        module when the string starts with one (``eval("datasets." + cfg.DATASET)``)."""
+        module when the string starts with one (``eval("datasets." + cfg.DATASET)``). A
+        string that is code (``"Compose([Flip(), Noise(0.1)])"``, from a config file) is
+        evaluated as that expression in the module's names."""
+        if span is not None:
+            written = [v for v in self.eval(expression, frame) if isinstance(v, Constant) and isinstance(v.value, str)]
+            codes = [code_value(v.value, frame.module, span, self._code_values) for v in written]
+            if written and all(code is not None for code in codes):
+                return union(self.eval(code, frame) for code in codes)
         prefix = expression.left if isinstance(expression, BinOp) and expression.op == "Add" else expression
         constant = self.constant(prefix, frame)
         if constant is not None and isinstance(constant.value, str):
@@ -110,3 +122,77 @@ class DynamicMixin:
                 found.append(frozenset(v for v in values if isinstance(v, (ClassObj, FunctionObj))))
         label = f"one of the classes a name looked up in `{module.name or module.path}` at run time may pick"
         return frozenset(ClassObj(v.cls, label) if isinstance(v, ClassObj) else v for v in union(found))
+
+
+def code_value(text: str, module: ModuleFacts, span: Span, memo: Dict[tuple, Optional[Value]]) -> Optional[Value]:
+    """The expression a string holds, as facts read in ``module`` (its imports, its own
+    classes and functions, builtins), spelled at ``span``; None when the string is a plain
+    name (looked up as such) or is not an expression of calls, names and literals."""
+    key = (id(module), text, span)
+    if key not in memo:
+        memo[key] = _code_value(text, module, span)
+    return memo[key]
+
+
+def _code_value(text: str, module: ModuleFacts, span: Span) -> Optional[Value]:
+    stripped = text.strip()
+    if not stripped or stripped.replace(".", "").isidentifier():
+        return None
+    try:
+        node = cst.parse_expression(stripped)
+    except Exception:  # not code: a name or a sentence
+        return None
+    converted = _CodeReader(module, span).value(node)
+    return None if isinstance(converted, Unknown) else converted
+
+
+class _CodeReader:
+    def __init__(self, module: ModuleFacts, span: Span) -> None:
+        self.module = module
+        self.span = span
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+            return Const(node.evaluated_value)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.value(node.expression)
+            return Const(-inner.value) if isinstance(inner, Const) and isinstance(inner.value, (int, float)) else UNKNOWN_VALUE
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return self._name(node)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return UNKNOWN_VALUE
+            return Seq(tuple(self.value(e.value) for e in node.elements))
+        if isinstance(node, cst.Call):
+            if any(a.star for a in node.args):
+                return UNKNOWN_VALUE
+            args = tuple(self.value(a.value) for a in node.args if a.keyword is None)
+            kwargs = tuple((a.keyword.value, self.value(a.value)) for a in node.args if a.keyword is not None)
+            return Call(self.value(node.func), args, kwargs, self.span)
+        return UNKNOWN_VALUE
+
+    def _name(self, node: cst.BaseExpression) -> Value:
+        parts = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return UNKNOWN_VALUE
+        root = node.value
+        rest = "".join("." + part for part in reversed(parts))
+        if root in ("True", "False", "None") and not rest:
+            return Const({"True": True, "False": False, "None": None}[root])
+        if root in self.module.imports:
+            qualified = self.module.imports[root] + rest
+        elif root in self.module.toplevel:
+            qualified = f"{self.module.name}.{root}{rest}" if self.module.name else None
+        elif root in _BUILTINS:
+            qualified = f"builtins.{root}{rest}"
+        else:
+            return UNKNOWN_VALUE
+        if qualified is None:
+            return UNKNOWN_VALUE
+        return Name(root + rest, self.span, qualified, "")
+
+
+_BUILTINS = frozenset({"dict", "list", "tuple", "range", "float", "int", "str", "len", "min", "max", "abs", "round"})
