@@ -45,7 +45,12 @@ def test_options_change_what_is_reported(tmp_path, monkeypatch, capsys, body, re
     project = write_project(tmp_path / "proj", pyproject=config(body))
     status, out, err = check(project, ".", monkeypatch=monkeypatch, capsys=capsys)
     tie = 'select = ["SDL001"]\nignore = ["SDL001"]' in body
-    assert err == ("seedlint: warning: `SDL001` is selected but also ignored, and ignore wins: it is not checked\n" if tie else "")
+    nothing = body == 'ignore = ["SDL"]'
+    assert err == (
+        "seedlint: warning: `SDL001` is selected but also ignored, and ignore wins: it is not checked\n" if tie
+        else "seedlint: warning: no rule is selected (the ignores switch every rule off)\n" if nothing
+        else ""
+    )
     assert status == (1 if reported else 0)
     assert (TRAIN_DIAGNOSTIC in out) is reported
 
@@ -161,7 +166,7 @@ def test_real_command_reports_a_config_error_without_a_traceback(tmp_path):
 def test_bad_rule_code_on_the_command_line_is_a_usage_error(tmp_path):
     completed = run("seedlint", "--ignore", "E501", ".", cwd=write_project(tmp_path / "proj"))
     assert completed.returncode == 2
-    assert "argument --ignore: 'E501' is not a seedlint rule code or prefix (SDL...)" in completed.stderr
+    assert "argument --ignore: 'E501' is not a seedlint rule code or prefix (SDL..., or ALL)" in completed.stderr
 
 
 def test_a_selection_an_ignore_switches_off_is_warned_about(tmp_path, monkeypatch, capsys):

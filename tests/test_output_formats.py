@@ -126,7 +126,7 @@ def test_statistics_text_and_json(tmp_path):
     quiet = run("seedlint", "--no-cache", "--statistics", "--quiet", ".", cwd=project)
     assert quiet.stdout == "2\tSDL001\t[*] numpy-global-rng-in-workers\n"
     as_json = run("seedlint", "--no-cache", "--statistics", "--format", "json", ".", cwd=project)
-    assert json.loads(as_json.stdout) == [{"code": "SDL001", "name": "numpy-global-rng-in-workers", "count": 2, "fixable": True}]
+    assert json.loads(as_json.stdout) == [{"code": "SDL001", "name": "numpy-global-rng-in-workers", "count": 2, "fixable": True, "fixable_count": 2}]
 
 
 def test_quiet_prints_diagnostics_only(project):

@@ -62,8 +62,9 @@ def cache_key(text: str, path: str, name: str, is_package: bool) -> str:
 
 
 class DiskCache:
-    def __init__(self, root: str) -> None:
-        self.directory = os.path.join(root, DIRECTORY_NAME, f"{__version__}-{SCHEMA}")
+    def __init__(self, root: str, directory: Optional[str] = None) -> None:
+        top = os.path.abspath(directory) if directory else os.path.join(root, DIRECTORY_NAME)
+        self.directory = os.path.join(top, f"{__version__}-{SCHEMA}")
         self._ready = False
 
     def _prepare(self) -> None:
@@ -126,5 +127,6 @@ class DiskCache:
             return  # a read-only tree simply runs without a cache
 
 
-def default_cache(project_root: Optional[str]) -> Optional[DiskCache]:
-    return DiskCache(project_root or os.getcwd())
+def default_cache(project_root: Optional[str], directory: Optional[str] = None) -> Optional[DiskCache]:
+    """The project's cache: ``.seedlint_cache/`` at its root, or under ``directory``."""
+    return DiskCache(project_root or os.getcwd(), directory)

@@ -25,11 +25,22 @@ PROGRESS_AFTER = 1.0
 
 
 def _codes(value: str) -> List[str]:
-    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    from seedlint.config import selector
+
+    codes = [selector(c) for c in value.split(",") if c.strip()]
     for code in codes:
         if not code.startswith("SDL"):
-            raise argparse.ArgumentTypeError(f"{code!r} is not a seedlint rule code or prefix (SDL...)")
+            raise argparse.ArgumentTypeError(f"{code!r} is not a seedlint rule code or prefix (SDL..., or ALL)")
     return codes
+
+
+def _per_file_ignores(value: str):
+    from seedlint.config import ConfigError, per_file_ignores_option
+
+    try:
+        return per_file_ignores_option(value)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).replace("--per-file-ignores: ", "")) from None
 
 
 def _patterns(value: str) -> List[str]:
@@ -45,18 +56,25 @@ def build_parser() -> argparse.ArgumentParser:
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--fix", action="store_true", help="apply fixes, then report what remains")
     action.add_argument("--diff", action="store_true", help="print the diff --fix would apply; write nothing")
-    action.add_argument("--explain", metavar="CODE", help="print a rule's documentation")
+    action.add_argument("--explain", metavar="CODE", help="print a rule's documentation (by code or by name)")
     action.add_argument("--list-rules", action="store_true", help="list every rule")
     action.add_argument("--show-settings", action="store_true",
                         help="print the settings and target versions PATH is checked with, and what set each bound")
+    action.add_argument("--show-files", action="store_true", help="print the files that would be checked, then exit")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     parser.add_argument("--show-fixes", action="store_true", help="after --fix, list the fixes applied per file")
-    parser.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
+    parser.add_argument("--output-format", "--format", dest="format", choices=FORMAT_NAMES, default="text",
+                        help="output format (default: text); --format is the older name")
     parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
+    parser.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="with --fix, exit 1 when files were changed, even if nothing remains")
     parser.add_argument("--select", type=_codes, help="rule codes or prefixes to enable, comma-separated")
     parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable on top of the selection")
     parser.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable, comma-separated")
+    parser.add_argument("--extend-ignore", type=_codes, help="codes or prefixes to disable on top of the ignored ones")
+    parser.add_argument("--per-file-ignores", type=_per_file_ignores, metavar="GLOB:CODES",
+                        help="codes to disable in matching files, e.g. \"tests/*:SDL001,SDL003 scripts/*:SDL1\" (replaces the configured ones)")
     parser.add_argument("--exclude", type=_patterns, metavar="PATTERNS", help="file patterns to skip (replaces the defaults)")
     parser.add_argument("--extend-exclude", type=_patterns, metavar="PATTERNS", help="file patterns to skip on top of the defaults")
     parser.add_argument("--stdin-filename", metavar="PATH", help="read stdin and check it as this file (alone, or with PATH -)")
@@ -67,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="processes that parse files in parallel (default: the number of cores)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the .seedlint_cache/ facts cache")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="where the facts cache lives (default: .seedlint_cache/ at the project root; also SEEDLINT_CACHE_DIR)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     parser.add_argument("--statistics", action="store_true",
                         help="print the number of diagnostics per rule instead of the diagnostics (text or json)")
@@ -78,7 +98,7 @@ def _overrides(args: argparse.Namespace) -> dict:
     from seedlint.config import version_option
 
     found = {}
-    for option in ("select", "extend_select", "ignore", "extend_exclude"):
+    for option in ("select", "extend_select", "ignore", "extend_ignore", "extend_exclude", "per_file_ignores"):
         value = getattr(args, option)
         if value is not None:
             found[option] = tuple(value)
@@ -97,7 +117,7 @@ def _explain(code: str) -> int:
     from seedlint.docs import rule_page
     from seedlint.rules import BY_CODE
 
-    rule = BY_CODE.get(code.upper())
+    rule = BY_CODE.get(code.upper()) or next((r for r in BY_CODE.values() if r.name == code.lower()), None)
     if rule is None:
         print(f"seedlint: error: unknown rule {code!r}; see `seedlint --list-rules`", file=sys.stderr)
         return 2
@@ -242,13 +262,22 @@ def _main(argv: Optional[List[str]] = None) -> int:
     for conflict in settings.version_conflicts:
         print(f"seedlint: warning: contradictory version declarations: {conflict}", file=sys.stderr)
     unknown = unknown_codes(settings, RULE_CODES)
-    if unknown:
+    if unknown:  # configuration files are checked as they are read: these come from the command line
         where, code = unknown[0]
-        source = f"{settings.config_file}: [tool.seedlint] " if settings.config_file and where not in ("select", "ignore", "extend-select") else ""
-        return _usage_error(f"{source}{where}: {code!r} names no seedlint rule (see `seedlint --list-rules`)")
-    for code in nullified_selections(settings, RULE_CODES):
+        return _usage_error(f"--{where}: {code!r} names no seedlint rule (see `seedlint --list-rules`)")
+    nullified = nullified_selections(settings, RULE_CODES)
+    for code in nullified:
         print(f"seedlint: warning: `{code}` is selected but also ignored, and ignore wins: it is not checked", file=sys.stderr)
-    cache = None if args.no_cache else default_cache(settings.project_root)
+    if not nullified and not any(settings.is_selected(code) for code in RULE_CODES):
+        print("seedlint: warning: no rule is selected (the ignores switch every rule off)", file=sys.stderr)
+    if args.show_files:
+        from seedlint.discovery import discover
+
+        for target in discover(paths, settings):
+            print(target.shown)
+        return 0
+    cache_dir = args.cache_dir or os.environ.get("SEEDLINT_CACHE_DIR")
+    cache = None if args.no_cache else default_cache(settings.project_root, cache_dir)
     with _Progress(enabled=sys.stderr.isatty()):
         if args.fix or args.diff:
             outcome = api.fix(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
@@ -257,6 +286,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
     if args.diff:
         sys.stdout.write(_diff(outcome))
         _print_errors(outcome.errors)
+        would_fix = sum(outcome.fixed.values())
+        if would_fix and not args.quiet:  # as ruff: the count on stderr, the diff alone on stdout
+            print(f"Would fix {would_fix} {'problem' if would_fix == 1 else 'problems'}.", file=sys.stderr)
         return 2 if outcome.errors else (1 if outcome.new_text else 0)
     if args.fix and stdin is not None:
         return _fixed_stdin(outcome, stdin, args)
@@ -273,6 +305,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
             output.close()
     if outcome.errors:
         return 2
+    if args.fix and args.exit_non_zero_on_fix and outcome.fixed and sum(outcome.fixed.values()):
+        return 1
     return 0 if args.exit_zero or not outcome.diagnostics else 1
 
 
@@ -292,6 +326,8 @@ def _fixed_stdin(outcome, stdin, args) -> int:
         print(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}", file=sys.stderr)
     if outcome.errors:
         return 2
+    if args.exit_non_zero_on_fix and new != original:
+        return 1
     return 0 if args.exit_zero or not outcome.diagnostics else 1
 
 

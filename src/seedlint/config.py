@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from seedlint.line_length import declared_line_length
+from seedlint.rule_codes import RULE_CODES
 from seedlint.versions import (
     ANY,
     LIBRARY_PACKAGES,
@@ -45,6 +46,7 @@ class Settings:
     select: Tuple[str, ...] = ("SDL",)
     ignore: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()
+    extend_ignore: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = DEFAULT_EXCLUDES
     extend_exclude: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
@@ -73,7 +75,7 @@ class Settings:
         return dict(self.library_versions).get(package, ANY)
 
     def is_selected(self, code: str) -> bool:
-        return _most_specific(code, self.select + self.extend_select, self.ignore)
+        return _most_specific(code, self.select + self.extend_select, self.ignore + self.extend_ignore)
 
     def is_ignored_in(self, path: str, code: str) -> bool:
         import fnmatch
@@ -103,6 +105,7 @@ def unknown_codes(settings: "Settings", known) -> list:
     known = tuple(known)
     found = []
     places = [("select", settings.select), ("extend-select", settings.extend_select), ("ignore", settings.ignore)]
+    places += [("extend-ignore", settings.extend_ignore)]
     places += [(f"per-file-ignores {glob!r}", codes) for glob, codes in settings.per_file_ignores]
     places += [("severity", tuple(code for code, _ in settings.severity))]
     for where, codes in places:
@@ -132,21 +135,42 @@ def _most_specific(code: str, selected, ignored) -> bool:
 
 
 KNOWN_KEYS = {
-    "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores",
+    "select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
     "torch-version", "lightning-version", "python-version", "extra-dataset-classes", "extra-loader-classes",
     "extra-sampler-classes", "unsafe-fixes", "severity",
 }
 
 
-def _codes(key: str, value: Any) -> Tuple[str, ...]:
+def _codes(key: str, value: Any, where: str = "[tool.seedlint] ") -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [v for v in value.replace(",", " ").split()]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[tool.seedlint] {key}: expected a list of rule codes such as [\"SDL001\"], got {value!r}")
-    for code in value:
-        if not code.upper().startswith("SDL"):
-            raise ConfigError(f"[tool.seedlint] {key}: {code!r} is not a seedlint rule code or prefix (SDL...)")
-    return tuple(v.upper() for v in value)
+        raise ConfigError(f"{where}{key}: expected a list of rule codes such as [\"SDL001\"], got {value!r}")
+    codes = tuple(selector(v) for v in value)
+    for code in codes:
+        if not code.startswith("SDL"):
+            raise ConfigError(f"{where}{key}: {code!r} is not a seedlint rule code or prefix (SDL...)")
+        if not any(rule.startswith(code) for rule in RULE_CODES):
+            raise ConfigError(f"{where}{key}: {code!r} names no seedlint rule (see `seedlint --list-rules`)")
+    return codes
+
+
+def selector(code: str) -> str:
+    """A code or prefix as written, upper-cased; ``ALL`` (as in ruff) is every rule."""
+    code = code.strip().upper()
+    return "SDL" if code == "ALL" else code
+
+
+def per_file_ignores_option(value: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    """``--per-file-ignores "tests/*:SDL001,SDL003 scripts/*.py:SDL1"`` (flake8's spelling):
+    whitespace-separated ``glob:codes`` entries."""
+    found = []
+    for entry in value.split():
+        glob, colon, codes = entry.rpartition(":")
+        if not colon or not glob or not codes:
+            raise ConfigError(f"--per-file-ignores: expected GLOB:CODES entries such as \"tests/*:SDL001\", got {entry!r}")
+        found.append((glob, _codes(f"per-file-ignores {glob!r}", codes, where="--")))
+    return tuple(found)
 
 
 def _strings(key: str, value: Any) -> Tuple[str, ...]:
@@ -202,7 +226,7 @@ def settings_from_table(table: Mapping[str, Any], base: Settings) -> Settings:
     if unknown:
         raise ConfigError(f"[tool.seedlint]: unknown key {unknown[0]!r} (known: {', '.join(sorted(KNOWN_KEYS))})")
     changes: Dict[str, Any] = {}
-    for key in ("select", "ignore", "extend-select"):
+    for key in ("select", "ignore", "extend-select", "extend-ignore"):
         if key in table:
             changes[key.replace("-", "_")] = _codes(key, table[key])
     for key in ("exclude", "extend-exclude"):

@@ -106,7 +106,8 @@ def _walk(given: str, excludes: Sequence[str]) -> Iterator[Tuple[str, str]]:
     """(shown, absolute) of the Python files under the directory ``given``, in order."""
     gitignore = _GitIgnore()
     top = os.path.abspath(given)
-    for directory, subdirs, files in os.walk(top):
+    unreadable: List[OSError] = []
+    for directory, subdirs, files in os.walk(top, onerror=unreadable.append):
         gitignore.read(directory)
         relative_dir = os.path.relpath(directory, top)
         kept = []
@@ -126,6 +127,12 @@ def _walk(given: str, excludes: Sequence[str]) -> Iterator[Tuple[str, str]]:
                 continue
             shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
             yield shown, os.path.abspath(full)
+    # A folder that cannot be listed is reported (reading it fails with the reason), never
+    # skipped in silence: its files are not checked.
+    for error in unreadable:
+        if error.filename:
+            relative = os.path.relpath(error.filename, top).replace(os.sep, "/")
+            yield (os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative), os.path.abspath(error.filename)
 
 
 def mentions_any(raw: bytes, tokens: Iterable[bytes]) -> bool:

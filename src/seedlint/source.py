@@ -46,6 +46,10 @@ def read_source(path: str) -> Union[SourceFile, InputError]:
         with open(path, "rb") as handle:
             raw = handle.read()
     except IsADirectoryError:
+        try:
+            os.listdir(path)
+        except OSError as error:
+            return InputError(path, f"cannot read this folder ({error.strerror or error}): its files are not checked")
         return InputError(path, "is a directory, not a Python file")
     except PermissionError:
         return InputError(path, "cannot read: permission denied")
