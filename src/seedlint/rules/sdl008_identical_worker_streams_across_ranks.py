@@ -13,7 +13,7 @@ from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
 from seedlint.analysis.worker_init import worker_seedings
-from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS
+from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "seed-everything-workers"
@@ -48,7 +48,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
 
     Only draws that follow torch's per-worker seed count: not those of a stream the
     `worker_init_fn` reseeds with the rank mixed in (`torch.initial_seed() + rank * 100`),
-    nor of a stream worker code reseeds itself (`torch.manual_seed(np.random.randint(...))`).
+    nor of a stream worker code reseeds itself (`torch.manual_seed(np.random.randint(...))`),
+    nor of an RNG object (`np.random.default_rng(self.seed + self.epoch)`), which follows
+    the seed it is built with.
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -334,7 +336,10 @@ def _workers_draw(project: Project, loader, frame) -> bool:
     for instance in loaders.datasets(loader, frame):
         run = project.workers.of(instance)
         reseeded = per_rank | _streams_reseeded_in_workers(project, run)
-        if any(draw.stream not in reseeded for draw in run.sure_draws):
+        # An RNG object follows the seed it is built with, not torch's per-worker seed: one
+        # built from a configured seed (a shuffle every rank must agree on) is meant to be
+        # the same on every rank.
+        if any(draw.stream not in reseeded and draw.stream != RNG_OBJECT for draw in run.sure_draws):
             return True
         if library_reseeds and any(loader.library in draw.entry.seeding_loaders for draw in run.library_draws):
             return True
