@@ -155,6 +155,49 @@ def test_several_environment_files_are_alternatives(tmp_path):
     assert not resolution.conflicts
 
 
+def test_optional_dependency_groups_are_alternatives(tmp_path):
+    """Extras that pin torch for different accelerators are two ways to install, not one: a
+    package the required dependencies name keeps their range (the project installs without
+    any extra), and one only extras name gets the union of their ranges."""
+    write(tmp_path / "required", {"pyproject.toml": """\
+        [project]
+        name = "forecast"
+        dependencies = ["torch>=2.3.0", "numpy"]
+
+        [project.optional-dependencies]
+        cpu = ["torch>=2.12,<2.13"]
+        gpu = ["torch>=2.11,<2.12"]
+        """})
+    resolution = versions(tmp_path / "required")
+    assert resolution.get("torch").describe() == ">=2.3.0" and not resolution.conflicts
+    write(tmp_path / "extras", {"pyproject.toml": """\
+        [project]
+        name = "forecast"
+        dependencies = ["numpy"]
+
+        [project.optional-dependencies]
+        legacy = ["torch==1.8.1"]
+        current = ["torch>=2.1"]
+        """})
+    torch = versions(tmp_path / "extras").get("torch")
+    assert torch.declared and torch.may_be_below("1.9") and torch.may_be_at_least("2.1")
+    assert not torch.may_be_below("1.8.1") and not versions(tmp_path / "extras").conflicts
+
+
+def test_pip_and_conda_files_that_disagree_are_two_routes(tmp_path):
+    """requirements.txt ("for pip users") and environment.yml ("for conda users") that pin a
+    package so no version satisfies both are two ways to install: the union, no warning.
+    Where they agree, both hold."""
+    write(tmp_path, {
+        "requirements.txt": "torch>=1.4.0\nvisdom>=0.1.8.8\n",
+        "environment.yml": "dependencies:\n  - pytorch=1.4.0\n  - pip:\n    - visdom==0.1.8\n",
+    })
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == ">=1.4.0,<1.4.1.dev0"  # they agree: both hold
+    assert resolution.get("visdom").describe() == ">=0.1.8"  # ==0.1.8 or >=0.1.8.8
+    assert not resolution.conflicts
+
+
 def test_readme_install_commands_fill_in_what_nothing_else_declares(tmp_path):
     write(tmp_path / "readme", {
         "requirements.txt": "numpy\nopencv-python\n",

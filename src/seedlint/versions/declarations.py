@@ -218,15 +218,15 @@ def pyproject(path: str, root: str) -> Tuple[List[Declaration], Optional[Declara
     file = os.path.relpath(path, root).replace(os.sep, "/")
     found: List[Declaration] = []
     project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-    strings: List[str] = list(_strings(project.get("dependencies")))
-    for group in _dict(project.get("optional-dependencies")).values():
-        strings.extend(_strings(group))
-    for group in _dict(data.get("dependency-groups")).values():
-        strings.extend(_strings(group))
-    for requirement in strings:
-        declaration = _from_requirement(requirement, file, _line_of(text, requirement))
-        if declaration is not None:
-            found.append(declaration)
+
+    def declared(strings) -> List[Declaration]:
+        made = (_from_requirement(requirement, file, _line_of(text, requirement)) for requirement in strings)
+        return [declaration for declaration in made if declaration is not None]
+
+    found.extend(declared(_strings(project.get("dependencies"))))
+    groups = [declared(_strings(group)) for group in _dict(project.get("optional-dependencies")).values()]
+    groups += [declared(_strings(group)) for group in _dict(data.get("dependency-groups")).values()]
+    found.extend(_optional_groups(groups, {d.package for d in found}))
     python = None
     requires_python = project.get("requires-python")
     if isinstance(requires_python, str) and requires_python.strip():
@@ -249,6 +249,29 @@ def pyproject(path: str, root: str) -> Tuple[List[Declaration], Optional[Declara
             else:
                 found.append(Declaration(canonical(name), specifier, file, line))
     return found, python
+
+
+def _optional_groups(groups: List[List[Declaration]], required: set) -> List[Declaration]:
+    """What optional groups (extras, dependency groups) declare. A package the required
+    dependencies name keeps their range: the project installs without any extra. One that
+    only groups name gets the union of their ranges: extras such as ``cpu`` and ``cu121``
+    pinning torch differently are alternatives, not one install."""
+    by_package: Dict[str, List[Tuple[Declaration, ...]]] = {}
+    for group in groups:
+        grouped: Dict[str, List[Declaration]] = {}
+        for declaration in group:
+            if declaration.package not in required:
+                grouped.setdefault(declaration.package, []).append(declaration)
+        for package, declarations in grouped.items():
+            by_package.setdefault(package, []).append(tuple(declarations))
+    found: List[Declaration] = []
+    for package, alternatives in by_package.items():
+        if len(alternatives) == 1:
+            found.extend(alternatives[0])
+        else:
+            first = alternatives[0][0]
+            found.append(Declaration(package, "", first.file, first.line, alternatives=tuple(alternatives)))
+    return found
 
 
 def _python(specifier: str, file: str, line: int) -> Optional[Declaration]:
@@ -722,6 +745,22 @@ def _command_lines(text: str) -> Iterator[Tuple[int, str]]:
             yield number, stripped
 
 
+def _pip_or_conda(packaging: List[Declaration], environments: List[Declaration]) -> List[Declaration]:
+    """Packaging files and conda environment files together. Where the two pin a package so
+    that no version satisfies both, they are the README's two routes ("for pip users" /
+    "for conda users"), not one install: the package gets the union of the two."""
+    found = list(packaging)
+    for declaration in environments:
+        pip_side = tuple(d for d in found if d.package == declaration.package and not d.alternatives)
+        if pip_side and _intersection(d.range() for d in pip_side + (declaration,)).empty:
+            found = [d for d in found if d not in pip_side]
+            first = pip_side[0]
+            found.append(Declaration(declaration.package, "", first.file, first.line, alternatives=(pip_side, (declaration,))))
+        else:
+            found.append(declaration)
+    return found
+
+
 # ---------------------------------------------------------------------- one folder
 def folder_declarations(directory: str, root: Optional[str] = None) -> List[Declaration]:
     """Every declaration the packaging files of ``directory`` make (requires-python as
@@ -750,7 +789,7 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
             found.extend(requirements_file(named, root, seen))
     environments = sorted({named for pattern in ENVIRONMENT_FILES for named in glob.glob(os.path.join(directory, pattern))})
     declared_by_environments, environment_python = environment_alternatives([environment_yml(named, root) for named in environments])
-    found.extend(declared_by_environments)
+    found = _pip_or_conda(found, declared_by_environments)
     pythons.extend(environment_python)
     # A Dockerfile is one environment the project runs in: its pins fill in what the
     # packaging files leave undeclared, and never contradict them.
