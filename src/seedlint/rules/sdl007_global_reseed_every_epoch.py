@@ -26,7 +26,9 @@ class GlobalReseedEveryEpoch(Rule):
     loader (also through `enumerate`, `tqdm`, `zip`), an `iter(loader)`, or a call of a
     function that iterates it, such as `train_one_epoch(model, loader)`. A reseed of NumPy
     or `random` is reported only when something in the loop draws from that RNG: the
-    training code itself, or, on torch < 1.9, the loader's workers (NumPy).
+    training code itself, or, on torch < 1.9, the loader's workers (NumPy). A loop that runs
+    a whole training per pass (cross-validation folds, repeated runs: what it calls builds the
+    loader and runs the loader's own epoch loop) is not that loader's epoch loop.
 
     ## Why is this bad?
     Each epoch the loader draws its shuffle order (`RandomSampler`) and its workers' base
@@ -72,7 +74,10 @@ class GlobalReseedEveryEpoch(Rule):
         seeds = project.seeds
         reported: Set[int] = set()
         for epoch_loop in project.loops.epoch_loops:
-            randomised = [obj for obj in epoch_loop.loaders if self._randomised(project, obj)]
+            randomised = [
+                obj for obj in epoch_loop.loaders
+                if self._randomised(project, obj) and not _runs_whole_trainings(project, epoch_loop, obj)
+            ]
             if not randomised:
                 continue
             context = Context(varying=frozenset((epoch_loop.frame.function.key, n) for n in epoch_loop.varying))
@@ -139,6 +144,24 @@ class GlobalReseedEveryEpoch(Rule):
             f"{what} reseeds the global RNG with the same value inside the epoch loop of the DataLoader "
             f"({where(obj.loader.module, obj.loader.call.span)}): {'; '.join(effects)}; seed once before the loop"
         )
+
+
+def _runs_whole_trainings(project: Project, outer: EpochLoop, obj: LoaderObject) -> bool:
+    """The loop runs a whole training per pass (folds, seeds, experiments): what it calls
+    builds the loader and runs the loader's own epoch loop. Reseeding there makes each run
+    reproducible; no epoch is replayed."""
+    vias = [iteration.via for iteration in outer.iterations if iteration.loader is obj and iteration.via is not None]
+    if not vias:
+        return False
+    inner_loops = [
+        other for other in project.loops.epoch_loops
+        if other is not outer and any(o.loader is obj.loader for o in other.loaders)
+    ]
+    if not inner_loops:
+        return False
+    reached = {frame.function.key for frame in reachable(project.flow, vias, limit=80)}
+    builds = (obj.loader.module.path, obj.loader.function.qualname) in reached
+    return builds and any(loop.frame.function.key in reached for loop in inner_loops)
 
 
 def _parent_draws(project: Project, epoch_loop: EpochLoop) -> FrozenSet[str]:
