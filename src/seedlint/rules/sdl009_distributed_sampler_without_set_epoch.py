@@ -141,6 +141,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         around = _calls_around(epoch_loop)
         if _only_refreshed_when_exhausted(epoch_loop):
             around += _calls_in_callers_loops(project, frame)
+        if epoch_loop.function.yields or epoch_loop.function.yield_froms:
+            around += _calls_of_consumers(project, frame)
         calls = [(call, frame) for call in around if spelled(call.func) == "set_epoch"]
         roots = [callee for call in around for callee, _ in flow.callee_frames(call, frame)]
         for helper in reachable(flow, roots, limit=60):
@@ -204,6 +206,18 @@ def _calls_in_callers_loops(project: Project, frame) -> List:
         for loop in caller.loops:
             if contains(loop.span, site.call.span):
                 found.extend(loop.calls)
+    return found
+
+
+def _calls_of_consumers(project: Project, frame) -> List:
+    """For a generator that loops over a loader forever (``def infinite(loader): while True:
+    for batch in loader: yield batch``): its passes advance as the code that made it pulls
+    batches, so the calls of the functions that make it count (``for epoch ...:
+    sampler.set_epoch(epoch); for step ...: next(batches)``)."""
+    sites, _ = project.flow.callsites.of(project.flow.function_frame(frame.module, frame.function.function))
+    found = []
+    for site in sites:
+        found.extend(site.frame.function.function.calls)
     return found
 
 
