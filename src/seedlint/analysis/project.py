@@ -132,7 +132,9 @@ class Project:
 
     @cached_property
     def flow(self) -> ValueFlow:
-        return ValueFlow(self.index, self.files)
+        flow = ValueFlow(self.index, self.files)
+        flow.torch_range_for = lambda path: self.settings_for(path).torch_version
+        return flow
 
     @cached_property
     def loaders(self) -> Loaders:

@@ -120,6 +120,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0
+        self.torch_range_for = None
+        """``path -> VersionRange``: the torch versions a module runs with (set by the project)."""
 
     def _resolve_base(self, cls: ClassRef, base: Value) -> List:
         """A class's base that names alone do not resolve, evaluated where the class is

@@ -1,5 +1,6 @@
 """Truth: whether a test holds in a frame (constants, comparisons, ``isinstance``, draws in
-``[0, 1)`` compared with a constant), whether guards may hold, narrowing by ``isinstance``.
+``[0, 1)`` compared with a constant, the declared torch version), whether guards may hold,
+narrowing by ``isinstance``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from seedlint.facts.model import (
     Not,
     Value,
 )
+from seedlint.analysis.flow.version_guards import torch_version_truth
 from seedlint.analysis.flow.shared import (
     _names_dataset,
     _specific,
@@ -64,6 +66,10 @@ class TruthMixin:
         return truths.pop() if len(truths) == 1 else None
 
     def _compare(self, value: Compare, frame: Frame) -> Optional[bool]:
+        if self.torch_range_for is not None:
+            decided = torch_version_truth(value, lambda: self.torch_range_for(frame.module.path))
+            if decided is not None:
+                return decided
         unit = self._unit_draw_compare(value, frame)
         if unit is not None:
             return unit
@@ -120,17 +126,31 @@ class TruthMixin:
         """False when some guard certainly fails in ``frame`` (the code cannot run there).
         Decided only in a frame with a context of its own (a call site, or an object built
         at a known call): called from anywhere, a flag may be anything."""
-        if not guards or not _specific(frame):
+        if not guards:
             return True
+        specific = _specific(frame)
         for test, expected in guards:
-            key = (id(test), frame.key)
-            if key in self._truths:
-                actual = self._truths[key]
+            if not specific:
+                # Called from anywhere, only what holds for every caller is decided: the
+                # torch version the module runs with.
+                actual = self._version_truth(test, frame)
             else:
-                actual = self._truths[key] = self.truth(test, frame)
+                key = (id(test), frame.key)
+                if key in self._truths:
+                    actual = self._truths[key]
+                else:
+                    actual = self._truths[key] = self.truth(test, frame)
             if actual is not None and actual != expected:
                 return False
         return True
+
+    def _version_truth(self, test: Value, frame: Frame) -> Optional[bool]:
+        if isinstance(test, Not):
+            inner = self._version_truth(test.value, frame)
+            return None if inner is None else not inner
+        if not isinstance(test, Compare) or self.torch_range_for is None:
+            return None
+        return torch_version_truth(test, lambda: self.torch_range_for(frame.module.path))
 
     def narrowed(self, values: Values, expression: Optional[Value], guards: Sequence[Guard], frame: Frame) -> Values:
         """``values`` of ``expression`` less those an ``isinstance(expression, T)`` guard
