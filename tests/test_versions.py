@@ -330,6 +330,17 @@ def test_the_pytorch_image_tag_gives_torch(tmp_path):
     assert versions(tmp_path).get("torch").describe() == "==1.10.0"
 
 
+@pytest.mark.parametrize("tag, below_1_9", [("21.11-py3", False), ("21.03-py3", True), ("20.12-py3", True), ("24.05-py3", False)])
+def test_an_ngc_image_runs_the_torch_its_release_ships(tmp_path, tag, below_1_9):
+    """``nvcr.io/nvidia/pytorch:21.11-py3`` ships torch 1.11.0a0 (knowledge.ngc_images); 21.03's
+    1.9.0a0 is a snapshot taken before 1.9.0, so it counts as below 1.9."""
+    write(tmp_path, {"docker/Dockerfile": f"FROM nvcr.io/nvidia/pytorch:{tag}\nRUN pip install h5py\n"})
+    torch = versions(tmp_path).get("torch")
+    assert torch.declared and torch.may_be_below("1.9") is below_1_9
+    unknown = write(tmp_path / "unknown", {"docker/Dockerfile": "FROM nvcr.io/nvidia/pytorch:19.02-py3\n"})
+    assert not versions(unknown).get("torch").declared
+
+
 def test_setup_py_extras_group_names_are_not_packages(tmp_path):
     write(tmp_path, {"setup.py": """\
         from setuptools import setup

@@ -30,6 +30,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
+from seedlint.knowledge.ngc_images import NGC_IMAGE, ngc_torch
 from seedlint.versions.ranges import VersionRange, range_of
 
 try:
@@ -470,6 +471,8 @@ _OPTIONS_WITH_VALUES = frozenset({
     "--config-settings", "--progress-bar", "--cache-dir", "--log", "--src", "--upgrade-strategy",
 })
 IMAGE_VERSIONS = {"pytorch/pytorch": "torch", "python": "python"}
+# NVIDIA's NGC images are tagged by release month (``nvcr.io/nvidia/pytorch:21.11-py3``): see
+# ``knowledge.ngc_images`` for the torch each one ships.
 """Base images whose tag starts with the version of what they install: ``pytorch/pytorch:1.10.0-cuda11.3-
 cudnn8-devel`` has torch 1.10.0, ``python:3.8-slim`` Python 3.8 (their tagging schemes on Docker Hub)."""
 
@@ -539,6 +542,9 @@ def _split_shell(text: str) -> List[str]:
 
 def _from_image(image: str, file: str, line: int) -> Optional[Declaration]:
     name, _, tag = image.partition(":")
+    if name.lower() == NGC_IMAGE:
+        shipped = ngc_torch(tag)
+        return Declaration("torch", f"=={shipped}", file, line) if shipped is not None else None
     package = IMAGE_VERSIONS.get(name.lower())
     match = re.match(r"\d+(?:\.\d+)+", tag)
     if package is None or match is None:

@@ -24,7 +24,7 @@ from seedlint.knowledge.version_bounds import IMPLIED
 from seedlint.versions.declarations import by_package, folder_declarations, folder_platform
 from seedlint.versions.ranges import ANY, VersionRange, range_of
 
-PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", "environment.yaml", "Dockerfile", "cog.yaml", ".git")
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "environment.yml", "environment.yaml", "Dockerfile", "docker/Dockerfile", "cog.yaml", ".git")
 STRONG_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 """Markers of a repository or package root, which a nested requirements file does not end."""
 LIGHTNING_PACKAGES = {"pytorch_lightning": "pytorch-lightning", "lightning": "lightning", "lightning_fabric": "lightning-fabric"}
