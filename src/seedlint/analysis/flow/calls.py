@@ -285,7 +285,10 @@ class CallsMixin:
             if isinstance(name, Constant) and isinstance(name.value, str):
                 paths = [p for p in candidate_paths(name.value, frame.module.path, self.index.project_root) if os.path.isfile(p)][:1]
             else:
-                paths = config_candidates(self.index.project_root, MAX_CONFIGS)
+                root = self.index.project_root
+                if root not in self._config_candidates:
+                    self._config_candidates[root] = config_candidates(root, MAX_CONFIGS)
+                paths = self._config_candidates[root]
                 if len(paths) > MAX_CONFIGS:
                     found.append(UNKNOWN_SET)
                     paths = paths[:MAX_CONFIGS]
@@ -385,6 +388,12 @@ class CallsMixin:
     def _subclasses(self, cls: ClassRef) -> SeqObj:
         """``Base.__subclasses__()``: the project classes that name ``Base`` among their bases
         directly, each read from its module (a registry built from them)."""
+        found = self._subclass_lists.get(cls.key)
+        if found is None:
+            found = self._subclass_lists[cls.key] = self._find_subclasses(cls)
+        return found
+
+    def _find_subclasses(self, cls: ClassRef) -> SeqObj:
         entries = []
         for path in self.files.mentioning([cls.cls.name]) if self.files is not None else ():
             self.index.load_file(path)
