@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument("--show-settings", action="store_true",
                         help="print the settings and target versions PATH is checked with, and what set each bound")
     action.add_argument("--show-files", action="store_true", help="print the files that would be checked, then exit")
+    action.add_argument("--add-noqa", action="store_true",
+                        help="add a `# noqa: SDLxxx` to each line with a finding (to adopt seedlint on existing code)")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     parser.add_argument("--show-fixes", action="store_true", help="after --fix, list the fixes applied per file")
     parser.add_argument("--output-format", "--format", dest="format", choices=FORMAT_NAMES, default="text",
@@ -244,6 +246,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
         for path in paths:
             if not os.path.lexists(path):
                 return _usage_error(f"{path}: no such file or directory")
+    if args.add_noqa and stdin is not None:
+        return _usage_error("--add-noqa writes files; it cannot read stdin")
     if args.statistics and args.format not in ("text", "json"):
         return _usage_error(f"--statistics works with --format text or json, not {args.format}")
     if args.diff and args.format != "text":
@@ -283,6 +287,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
             outcome = api.fix(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
         else:
             outcome = api.check(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
+    if args.add_noqa:
+        return _add_noqa(outcome)
     if args.diff:
         sys.stdout.write(_diff(outcome))
         _print_errors(outcome.errors)
@@ -308,6 +314,38 @@ def _main(argv: Optional[List[str]] = None) -> int:
     if args.fix and args.exit_non_zero_on_fix and outcome.fixed and sum(outcome.fixed.values()):
         return 1
     return 0 if args.exit_zero or not outcome.diagnostics else 1
+
+
+def _add_noqa(outcome) -> int:
+    """``--add-noqa``: write the directives into each file with findings, atomically."""
+    from seedlint.noqa_writer import with_noqa
+    from seedlint.source import InputError, read_source, write_atomically
+
+    by_file: dict = {}
+    for d in outcome.diagnostics:
+        by_file.setdefault(d.path, {}).setdefault(d.line, set()).add(d.code)
+    added = 0
+    failed = list(outcome.errors)
+    for path, codes_by_line in sorted(by_file.items()):
+        source = read_source(path)
+        if isinstance(source, InputError):
+            failed.append(source)
+            continue
+        text, count, skipped = with_noqa(source.text, codes_by_line)
+        for line in skipped:
+            print(f"seedlint: warning: {path}:{line}: cannot take a comment (it ends inside a string or a `\\` continuation); "
+                  "add the noqa on the statement's last line by hand", file=sys.stderr)
+        if not count:
+            continue
+        try:
+            write_atomically(source, text)
+        except OSError as error:
+            failed.append(InputError(path, f"cannot write: {error.strerror or error}"))
+            continue
+        added += count
+    _print_errors(failed)
+    print(f"Added {added} noqa {'directive' if added == 1 else 'directives'}.", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def _selected_rules(settings) -> list:
