@@ -68,6 +68,9 @@ def test_hydra_instantiated_trainer_fails_on_the_cited_key(tmp_path):
     shutil.copytree(ROOT / "SDL103/hydra_config_removed_key", project)
     [(path, code, message)] = findings(project)
     assert (path, code) == ("train.py", "SDL103") and "configs/trainer/ddp.yaml:7" in message
+    [diagnostic] = Engine(load_settings([str(project)])).check([str(project)]).diagnostics
+    [key] = diagnostic.evidence
+    assert (key.path, key.span.line, key.note) == (str(project / "configs/trainer/ddp.yaml"), 7, "`replace_sampler_ddp` is set here")
     on_cpu = ["trainer.accelerator=cpu", "trainer.devices=1", "trainer.strategy=auto"]
     with initialize_config_dir(config_dir=str(project / "configs"), version_base="1.3"):
         config = compose(config_name="train", overrides=on_cpu)

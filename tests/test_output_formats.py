@@ -75,6 +75,14 @@ def test_sarif_is_valid_and_carries_rules_locations_and_the_fix(project):
     assert location["artifactLocation"]["uri"] == "train.py"
     assert (location["region"]["startLine"], location["region"]["startColumn"]) == (8, 12)
     assert "NoisyDataset" in result["message"]["text"]
+    related = [
+        (r["physicalLocation"]["artifactLocation"]["uri"], r["physicalLocation"]["region"]["startLine"], r["message"]["text"])
+        for r in result["relatedLocations"]
+    ]
+    assert related == [
+        ("data.py", 11, "`np.random.rand` draws from NumPy's global RNG in worker code"),
+        ("train.py", 8, "`NoisyDataset` is built here"),
+    ]
 
     (change,) = result["fixes"][0]["artifactChanges"]
     assert change["artifactLocation"]["uri"] == "train.py"
@@ -187,3 +195,15 @@ def test_python_dash_m_seedlint_is_the_same_command(project):
     assert module.returncode == script.returncode == 1
     assert module.stdout == script.stdout and TRAIN_DIAGNOSTIC in module.stdout
     assert (project / "data.py").read_text() == DATASET
+
+
+def test_json_names_the_places_a_finding_rests_on(project):
+    """Schema version 2: each diagnostic's ``related`` lists the places its message names."""
+    document = json.loads(run("seedlint", "--no-cache", "--format", "json", ".", cwd=project).stdout)
+    assert document["version"] == 2
+    (diagnostic,) = document["diagnostics"]
+    assert diagnostic["related"] == [
+        {"path": "data.py", "line": 11, "column": 24, "end_line": 11, "end_column": 40,
+         "note": "`np.random.rand` draws from NumPy's global RNG in worker code"},
+        {"path": "train.py", "line": 8, "column": 23, "end_line": 8, "end_column": 37, "note": "`NoisyDataset` is built here"},
+    ]

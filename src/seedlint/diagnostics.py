@@ -20,6 +20,17 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One place a finding rests on (the draw, where the dataset is built, a configuration
+    key), with a one-line note: JSON ``related``, SARIF ``relatedLocations``."""
+
+    path: str
+    """Absolute."""
+    span: Span
+    note: str
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     path: str
     span: Span
@@ -34,6 +45,8 @@ class Diagnostic:
     """Absolute paths of the other files this finding depends on (the loader's module, the
     dataset's, the draw's): a run over some files reports a finding anchored elsewhere
     when it depends on one of them. Rules add to it as they meet the same finding again."""
+    evidence: Tuple[Evidence, ...] = field(default=(), compare=False, hash=False)
+    """The places the finding rests on, in the order of the message."""
 
     @property
     def line(self) -> int:

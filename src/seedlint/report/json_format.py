@@ -5,12 +5,31 @@ docs/json-output.md; ``version`` changes when a field changes meaning or goes aw
 from __future__ import annotations
 
 import json
+import os
 from typing import List, Optional
 
 from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: each diagnostic has ``related`` (the places its message names)."""
+
+
+def shown_path(path: str) -> str:
+    """An absolute path as reports show paths: relative to the working directory when it is
+    below it, else as it is."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
+def related(d: Diagnostic) -> List[dict]:
+    return [
+        {
+            "path": shown_path(e.path), "line": e.span.line, "column": e.span.col + 1,
+            "end_line": e.span.end_line, "end_column": e.span.end_col + 1, "note": e.note,
+        }
+        for e in d.evidence
+    ]
 
 
 def as_dict(d: Diagnostic, fixable: bool, fix: Optional[dict] = None) -> dict:
@@ -26,6 +45,7 @@ def as_dict(d: Diagnostic, fixable: bool, fix: Optional[dict] = None) -> dict:
         "severity": d.severity,
         "fixable": fixable,
         "fix": fix,
+        "related": related(d),
     }
 
 

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
+from seedlint.report.json_format import shown_path
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -110,6 +111,23 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, s
                 }
             ],
         }
+        if d.evidence:
+            result["relatedLocations"] = [
+                {
+                    "id": number,
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(shown_path(e.path))},
+                        "region": {
+                            "startLine": e.span.line,
+                            "startColumn": e.span.col + 1,
+                            "endLine": e.span.end_line,
+                            "endColumn": e.span.end_col + 1,
+                        },
+                    },
+                    "message": {"text": e.note},
+                }
+                for number, e in enumerate(d.evidence, 1)
+            ]
         if d.code in positions:
             result["ruleIndex"] = positions[d.code]
         fix = _fix(d, fixed_text)

@@ -8,7 +8,7 @@ from typing import ClassVar, Iterable, Optional, Tuple
 from seedlint.analysis.project import Project
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
-from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.diagnostics import Diagnostic, Evidence, Fix
 from seedlint.facts.model import ModuleFacts, Span
 
 
@@ -35,11 +35,13 @@ class Rule:
 
     def report(
         self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None,
-        related: Iterable[Optional[ModuleFacts]] = (),
+        related: Iterable[Optional[ModuleFacts]] = (), evidence: Iterable[Tuple[str, Span, str]] = (),
     ) -> Diagnostic:
         """A finding anchored at ``span`` of ``module``; ``related`` are the modules of the
-        other places it depends on (the loader, the dataset, the draw)."""
-        diagnostic = Diagnostic(module.path, span, self.code, self.name, message, fix, severity or self.severity)
+        other places it depends on (the loader, the dataset, the draw); ``evidence`` the
+        places the message names, as (path, span, note)."""
+        places = tuple(Evidence(os.path.abspath(path), where_, note) for path, where_, note in evidence)
+        diagnostic = Diagnostic(module.path, span, self.code, self.name, message, fix, severity or self.severity, evidence=places)
         add_related(diagnostic, related)
         return diagnostic
 

@@ -140,8 +140,15 @@ class NumpyGlobalRngInWorkers(Rule):
         if fixable:
             reused = _correct_seeder_in_module(project, loader, frame)
             fix = Fix(FIX_KIND, loader.module.path, loader.call.span, True, ("reuse", reused) if reused else ("insert",))
+        evidence = [(function.module.path, draw.call.span, f"`{draw.spelled}` draws from NumPy's global RNG in worker code")]
+        origin = instance.built_at if hasattr(instance, "built_at") else None
+        if origin is not None:
+            evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(instance)}` is built here"))
+        for value in init.values:
+            if isinstance(value, FunctionObj) and not value.function.function.is_lambda:
+                evidence.append((value.function.module.path, value.function.function.span, "the worker_init_fn, which does not seed NumPy here"))
         return self.report(loader.module, loader.call.span, message, fix,
-                           related=(function.module, built_in(instance), frame.module))
+                           related=(function.module, built_in(instance), frame.module), evidence=evidence)
 
     @staticmethod
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:

@@ -104,8 +104,13 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 "is iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
                 "on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
+            evidence = [(obj.loader.module.path, obj.loader.call.span, "the DataLoader the loop iterates")]
+            for sampler in samplers[0][1]:
+                site = getattr(sampler, "site", None)
+                if site is not None:
+                    evidence.append((site.frame.module.path, site.call.span, "the shuffling DistributedSampler, built here"))
             yield self.report(epoch_loop.module, epoch_loop.loop.span, message, self._fix(project, epoch_loop, samplers),
-                              related=[o.loader.module for o, _ in samplers])
+                              related=[o.loader.module for o, _ in samplers], evidence=evidence)
 
     # ------------------------------------------------------------------ the sampler
     def _shuffling_samplers(self, project: Project, obj: LoaderObject) -> List[Obj]:

@@ -10,6 +10,7 @@ from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.analysis.lightning import NEW_FLAG, OLD_ENV_VAR, RENAMED_IN, FlagSpelling, renamed
 from seedlint.analysis.config_files import config_where
 from seedlint.rules.base import Project, Rule
+from seedlint.span import Span
 
 FIX_KIND = "rename-lightning-flag"
 
@@ -98,6 +99,8 @@ def configured_flag(rule: Rule, project: Project, spelling: FlagSpelling, why: s
         f"the configuration this Trainer is built from sets `{spelling.spelled}` "
         f"({config_where(spelling.place, project.settings.project_root)}), {why}: {failure} -- rename the key `{rename_to}`"
     )
-    diagnostic = rule.report(spelling.module, spelling.span, message)
-    diagnostic.related.add(os.path.abspath(spelling.place[0]))
+    path, line = spelling.place
+    diagnostic = rule.report(spelling.module, spelling.span, message,
+                             evidence=[(path, Span(line, 0, line, 0), f"`{spelling.spelled}` is set here")])
+    diagnostic.related.add(os.path.abspath(path))
     return diagnostic
