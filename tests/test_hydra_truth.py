@@ -32,6 +32,20 @@ def as_python(value):
     return "<unknown>"
 
 
+@pytest.mark.parametrize("overrides", [[], ["data.workers=0"], ["+data.pin_memory=true", "epochs=2"], ["~data.noise"]])
+def test_compose_overrides_match_hydra(overrides):
+    """``compose(config_name=..., overrides=[...])`` with value overrides, as Hydra applies them."""
+    directory = ROOT / "SDL001/hydra_compose_api_config/conf"
+    with initialize_config_dir(config_dir=str(directory), version_base="1.3"):
+        expected = OmegaConf.to_container(compose(config_name="train", overrides=overrides), resolve=True)
+    assert as_python(composed(str(directory), "train", tuple(overrides))) == expected
+
+
+def test_a_group_override_is_another_program():
+    directory = ROOT / "SDL001/hydra_compose_api_config/conf"
+    assert as_python(composed(str(directory), "train", ("data=spectra",))) == "<unknown>"
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_composition_matches_hydra(case):
     directory = ROOT / case / "configs"

@@ -22,6 +22,9 @@ from typing import List, Optional, Tuple, Union
 from seedlint.facts.model import UNKNOWN, Call, ConfigConst, Const, DictDisplay, Function, ModuleFacts, Name, Seq, Value
 
 HYDRA_MAIN = frozenset({"hydra.main", "hydra.main.main"})
+HYDRA_COMPOSE = frozenset({"hydra.compose", "hydra.compose.compose", "hydra.experimental.compose"})
+HYDRA_INITIALIZE = frozenset({"hydra.initialize", "hydra.initialize.initialize", "hydra.experimental.initialize"})
+HYDRA_INITIALIZE_DIR = frozenset({"hydra.initialize_config_dir", "hydra.initialize.initialize_config_dir", "hydra.experimental.initialize_config_dir"})
 MAX_FILES = 200
 """Configuration files one composition may read: a guard against a runaway defaults tree."""
 
@@ -47,10 +50,48 @@ def hydra_config(module: ModuleFacts, function: Function) -> Optional[Value]:
     return None
 
 
-def composed(directory: str, name: str) -> Value:
-    """The configuration ``name`` of the config folder ``directory`` composes, as values."""
+def composed(directory: str, name: str, overrides: Tuple[str, ...] = ()) -> Value:
+    """The configuration ``name`` of the config folder ``directory`` composes, as values,
+    with ``key=value`` overrides applied (``compose(overrides=[...])``). An override that
+    picks a config group's option (``trainer=ddp``) composes another program: unknown."""
     tree = _Composer(directory).primary(name)
-    return _as_value(tree, tree) if tree is not None else UNKNOWN
+    if tree is None:
+        return UNKNOWN
+    for override in overrides:
+        tree = _overridden(tree, override, directory)
+        if tree is None:
+            return UNKNOWN
+    return _as_value(tree, tree)
+
+
+def _overridden(tree: Tree, override: str, directory: str) -> Optional[Tree]:
+    import yaml
+
+    text = override.lstrip("+")
+    deleting = text.startswith("~")
+    key, equals, raw = text.lstrip("~").partition("=")
+    key = key.split("@", 1)[0].strip()
+    if not key or (not equals and not deleting) or os.path.isdir(os.path.join(directory, *key.split("."))):
+        return None
+    try:
+        value = yaml.safe_load(raw) if equals else None
+    except yaml.YAMLError:
+        value = raw
+    parts = key.split(".")
+    result = Located(tree) if isinstance(tree, dict) else Located()
+    result.places.update(getattr(tree, "places", {}))
+    node = result
+    for part in parts[:-1]:
+        child = node.get(part)
+        copied = Located(child) if isinstance(child, dict) else Located()
+        copied.places.update(getattr(child, "places", {}))
+        node[part] = copied
+        node = copied
+    if deleting:
+        node.pop(parts[-1], None)
+    else:
+        node[parts[-1]] = value
+    return result
 
 
 def loaded_file(path: str) -> Optional[Value]:

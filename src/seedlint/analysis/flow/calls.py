@@ -14,8 +14,12 @@ from seedlint.analysis.config_files import (
     OMEGACONF_CREATE,
     OMEGACONF_LOAD,
     OMEGACONF_MERGE,
+    HYDRA_COMPOSE,
+    HYDRA_INITIALIZE,
+    HYDRA_INITIALIZE_DIR,
     as_config_value,
     candidate_paths,
+    composed,
     configured_call,
     loaded_file,
 )
@@ -199,6 +203,8 @@ class CallsMixin:
             return self._configuration_file(call.args[0], frame)
         if qualified in CONFIG_FROMFILE and call.args:
             return self._python_configuration(call.args[0], frame)
+        if qualified in HYDRA_COMPOSE:
+            return self._hydra_compose(call, frame)
         if qualified in OMEGACONF_CREATE:
             values = self.eval(call.args[0], frame) if call.args else frozenset({DictObj([], attributes=True)})
             return frozenset(DictObj(v.entries, v.open, v.origin, True) if isinstance(v, DictObj) else v for v in values)
@@ -275,6 +281,46 @@ class CallsMixin:
                     break
             found.append(self.eval(content, frame) if content is not None else UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET
+
+    def _hydra_compose(self, call: Call, frame: Frame) -> Values:
+        """``with initialize(config_path="conf"): cfg = compose(config_name="train",
+        overrides=[...])``: the configuration Hydra composes there. The config folder comes
+        from the ``initialize`` (or ``initialize_config_dir``) call of the same function or
+        module; ``config_path`` is relative to the file that calls it."""
+        name = self.constant(call.argument("config_name", 0), frame) if call.argument("config_name", 0) is not None else None
+        folder = self._initialized_folder(frame)
+        if folder is None or name is None or not isinstance(name.value, str):
+            return UNKNOWN_SET
+        overrides: List[str] = []
+        given = call.argument("overrides", 1)
+        if given is not None:
+            for value in self.eval(given, frame):
+                if not isinstance(value, SeqObj) or value.open:
+                    return UNKNOWN_SET
+                for entry in value.entries:
+                    text = self.constant(entry.value, entry.frame)
+                    if text is None or not isinstance(text.value, str):
+                        return UNKNOWN_SET
+                    overrides.append(text.value)
+        key = ("hydra", folder, name.value, tuple(overrides))
+        if key not in self._files:
+            self._files[key] = composed(folder, name.value, tuple(overrides))
+        return self.eval(self._files[key], frame)
+
+    def _initialized_folder(self, frame: Frame) -> Optional[str]:
+        module = frame.module
+        for function in (frame.function.function, module.module_code):
+            for made in function.calls:
+                names = self.callee_names(made, self.function_frame(module, function))
+                if names & HYDRA_INITIALIZE:
+                    path = self.constant(made.argument("config_path", 0), frame) if made.argument("config_path", 0) is not None else None
+                    if path is None or not isinstance(path.value, str):
+                        return None
+                    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(module.path)), path.value))
+                if names & HYDRA_INITIALIZE_DIR:
+                    path = self.constant(made.argument("config_dir", 0), frame) if made.argument("config_dir", 0) is not None else None
+                    return path.value if path is not None and isinstance(path.value, str) and os.path.isabs(path.value) else None
+        return None
 
     def _python_configuration(self, path: Value, frame: Frame) -> Values:
         """``Config.fromfile(path)``: the Python configuration file the path names, merged
