@@ -46,19 +46,19 @@ def _outcome(result: Result) -> Outcome:
 
 
 def check(paths: Iterable[str], settings: Settings, jobs: int = 1, cache: Optional[DiskCache] = None,
-          stdin: Optional[Tuple[str, str]] = None) -> Outcome:
+          stdin: Optional[Tuple[str, str]] = None, progress: Optional[Callable[[str], None]] = None) -> Outcome:
     """Diagnostics for ``paths``; with ``stdin`` = (file name, text), for that text as if it
     were the file (the project around it is read from disk)."""
-    engine = Engine(settings, jobs=jobs, cache=cache)
+    engine = Engine(settings, jobs=jobs, cache=cache, progress=progress)
     if stdin is not None:
         return _outcome(engine.check_text(*stdin))
     return _outcome(engine.check(list(paths)))
 
 
 def fix(paths: Iterable[str], settings: Settings, jobs: int = 1, cache: Optional[DiskCache] = None,
-        stdin: Optional[Tuple[str, str]] = None) -> Outcome:
+        stdin: Optional[Tuple[str, str]] = None, progress: Optional[Callable[[str], None]] = None) -> Outcome:
     """Fixes computed to a fixed point (nothing is written), and what remains after them."""
-    engine = Engine(settings, jobs=jobs, cache=cache)
+    engine = Engine(settings, jobs=jobs, cache=cache, progress=progress)
     if stdin is not None:
         return _outcome(engine.fix_text(*stdin))
     return _outcome(engine.fix(list(paths)))

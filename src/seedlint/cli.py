@@ -21,7 +21,8 @@ from seedlint import __version__
 FORMAT_NAMES = ("github", "json", "sarif", "text")
 
 PROGRESS_AFTER = 1.0
-"""Seconds a run on a terminal may take before a progress line appears on stderr."""
+"""Seconds a run on a terminal may take before a progress line appears on stderr
+(``SEEDLINT_PROGRESS_AFTER`` overrides it)."""
 
 
 def _codes(value: str) -> List[str]:
@@ -165,29 +166,45 @@ def _print_errors(errors) -> None:
 
 
 class _Progress:
-    """One line on stderr when a run on a terminal takes longer than ``PROGRESS_AFTER``."""
+    """One line on stderr, redrawn in place, when a run on a terminal takes longer than
+    ``PROGRESS_AFTER`` seconds: where the run is (files read, files parsed, the rule at
+    work). Nothing when stderr is piped."""
 
     def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.state = "starting"
         self.shown = False
-        self.timer = threading.Timer(PROGRESS_AFTER, self._show) if enabled else None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._draw, daemon=True) if enabled else None
+
+    def __call__(self, state: str) -> None:
+        self.state = state
+        if self.shown:
+            self._write()
 
     def __enter__(self) -> "_Progress":
-        if self.timer is not None:
-            self.timer.daemon = True
-            self.timer.start()
+        if self._thread is not None:
+            self._thread.start()
         return self
 
-    def _show(self) -> None:
+    def _draw(self) -> None:
+        if self._stop.wait(float(os.environ.get("SEEDLINT_PROGRESS_AFTER", PROGRESS_AFTER))):
+            return
         self.shown = True
-        sys.stderr.write("seedlint: checking...")
-        sys.stderr.flush()
+        self._write()
+
+    def _write(self, text: Optional[str] = None) -> None:
+        with self._lock:
+            sys.stderr.write("\r\033[K" + (f"seedlint: {self.state}..." if text is None else text))
+            sys.stderr.flush()
 
     def __exit__(self, *exc) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
         if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+            self._write("")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -282,11 +299,11 @@ def _main(argv: Optional[List[str]] = None) -> int:
         return 0
     cache_dir = args.cache_dir or os.environ.get("SEEDLINT_CACHE_DIR")
     cache = None if args.no_cache else default_cache(settings.project_root, cache_dir)
-    with _Progress(enabled=sys.stderr.isatty()):
+    with _Progress(enabled=sys.stderr.isatty()) as progress:
         if args.fix or args.diff:
-            outcome = api.fix(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
+            outcome = api.fix(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin, progress=progress)
         else:
-            outcome = api.check(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin)
+            outcome = api.check(paths, settings, jobs=args.jobs, cache=cache, stdin=stdin, progress=progress)
     if args.add_noqa:
         return _add_noqa(outcome)
     if args.diff:

@@ -17,7 +17,7 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, TYPE_CHECKING, Tuple, Union
 
 from seedlint.cache import DiskCache, cache_key, code_fingerprint
 from seedlint.config import Settings
@@ -225,11 +225,14 @@ class Engine:
         honor_noqa: bool = True,
         jobs: int = 1,
         cache: Optional[DiskCache] = None,
+        progress: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.settings = settings
         self._given_rules = rules
         self.honor_noqa = honor_noqa
         self.store = FactsStore(cache, jobs)
+        self.progress = progress or (lambda state: None)
+        """Told where a run is (``"read 120 of 2296 files"``), for a progress line."""
 
     # The rules (and the analysis they import) load only once some file is to be checked.
     @cached_property
@@ -489,7 +492,9 @@ class Engine:
         linted: Dict[str, str] = {}
         candidates = []
         with timing.phase("read"):
-            for target in targets:
+            for number, target in enumerate(targets, 1):
+                if number % 100 == 0:
+                    self.progress(f"read {number} of {len(targets)} files")
                 source = self._load_source(target.absolute, overrides, target.shown)
                 if isinstance(source, InputError):
                     result.errors.append(source)
@@ -513,6 +518,7 @@ class Engine:
                         continue
                     name, root, is_package = module_identity(target.absolute)
                     candidates.append((target, source, name, root, is_package))
+        self.progress(f"parsing the {len(candidates)} of {len(targets)} files that name a loader, a dataset or a Trainer")
         verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names, trees)
         for (target, _, _, root, _), facts in zip(candidates, verdicts):
             if isinstance(facts, str):
@@ -525,7 +531,8 @@ class Engine:
         from seedlint.rules import Project
 
         project = Project(index, roots, self.settings, ProjectFiles(t.absolute for t in targets))
-        for rule in self.rules:
+        for number, rule in enumerate(self.rules, 1):
+            self.progress(f"rule {rule.code} ({number} of {len(self.rules)}) over {len(index.modules)} modules")
             with timing.phase("rules"):
                 found = self._run_rule(rule, project, linted, result)
             for diagnostic in found:
