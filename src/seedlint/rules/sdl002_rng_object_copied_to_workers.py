@@ -141,7 +141,13 @@ class RngObjectCopiedToWorkers(Rule):
             "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
             "epoch repeats them"
         )
-        return self.report(creation.module, creation.span, message, _fix(project, creation, draws), related=related)
+        evidence = [(function.module.path, first.call.span, f"`{first.spelled}` draws from it in worker code")]
+        origin = dataset.built_at
+        if origin is not None:
+            evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(dataset)}` is built here, in the main process"))
+        evidence.append((loader.module.path, loader.call.span, "the DataLoader whose workers copy it"))
+        return self.report(creation.module, creation.span, message, _fix(project, creation, draws), related=related,
+                           evidence=evidence)
 
 
 def _fix(project: Project, creation: Creation, draws: List[Draw]) -> Optional[Fix]:

@@ -134,7 +134,10 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
             action = "torch" if seeding.rngs == {TORCH} else "reseed"
             fix = Fix(FIX_KIND, module.path, seeding.call.span, True, (action,))
         anchor_module = seeding.frame.module if not seeding.through_helper else _anchor_module(init, seeding)
-        return self.report(anchor_module, seeding.anchor.span, message, fix, related=related)
+        evidence = [(module.path, function.span, f"the worker_init_fn {init_name}")]
+        if seeding.through_helper:
+            evidence.append((seeding.frame.module.path, seeding.call.span, f"`{spelled}` seeds {what} here"))
+        return self.report(anchor_module, seeding.anchor.span, message, fix, related=related, evidence=evidence)
 
 
 def _anchor_module(init: FunctionObj, seeding: Seeding):
