@@ -203,7 +203,7 @@ def test_json_names_the_places_a_finding_rests_on(project):
     assert document["version"] == 2
     (diagnostic,) = document["diagnostics"]
     assert diagnostic["related"] == [
-        {"path": "data.py", "line": 11, "column": 24, "end_line": 11, "end_column": 40,
+        {"path": "data.py", "cell": None, "line": 11, "column": 24, "end_line": 11, "end_column": 40,
          "note": "`np.random.rand` draws from NumPy's global RNG in worker code"},
-        {"path": "train.py", "line": 8, "column": 23, "end_line": 8, "end_column": 37, "note": "`NoisyDataset` is built here"},
+        {"path": "train.py", "cell": None, "line": 8, "column": 23, "end_line": 8, "end_column": 37, "note": "`NoisyDataset` is built here"},
     ]

@@ -344,6 +344,9 @@ def _add_noqa(outcome) -> int:
     added = 0
     failed = list(outcome.errors)
     for path, codes_by_line in sorted(by_file.items()):
+        if path.endswith(".ipynb"):
+            print(f"seedlint: warning: {path}: --add-noqa does not edit notebooks; add the noqa in the cell by hand", file=sys.stderr)
+            continue
         source = read_source(path)
         if isinstance(source, InputError):
             failed.append(source)
@@ -378,7 +381,7 @@ def _fixed_stdin(outcome, stdin, args) -> int:
     sys.stdout.write(new)
     _print_errors(outcome.errors)
     for d in outcome.diagnostics:
-        print(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}", file=sys.stderr)
+        print(f"{d.place}: {d.code} {d.message}", file=sys.stderr)
     if outcome.errors:
         return 2
     if args.exit_non_zero_on_fix and new != original:

@@ -28,6 +28,8 @@ class Evidence:
     """Absolute."""
     span: Span
     note: str
+    cell: Optional[int] = None
+    """In a notebook: the cell the span's lines count within."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class Diagnostic:
     when it depends on one of them. Rules add to it as they meet the same finding again."""
     evidence: Tuple[Evidence, ...] = field(default=(), compare=False, hash=False)
     """The places the finding rests on, in the order of the message."""
+    cell: Optional[int] = None
+    """In a notebook: the cell (1-based) the span's lines count within."""
 
     @property
     def line(self) -> int:
@@ -58,4 +62,10 @@ class Diagnostic:
         return self.span.col + 1
 
     def sort_key(self):
-        return (self.path, self.span.line, self.span.col, self.code)
+        return (self.path, self.cell or 0, self.span.line, self.span.col, self.code)
+
+    @property
+    def place(self) -> str:
+        """``train.py:9:12`` or, in a notebook, ``nb.ipynb:cell 3:9:12``."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.column}"

@@ -119,7 +119,7 @@ def _walk(given: str, excludes: Sequence[str]) -> Iterator[Tuple[str, str]]:
             kept.append(sub)
         subdirs[:] = kept
         for name in sorted(files):
-            if not name.endswith(".py"):
+            if not name.endswith((".py", ".ipynb")):
                 continue
             full = os.path.join(directory, name)
             relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")

@@ -24,6 +24,7 @@ from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover
 from seedlint import timing
+from seedlint.notebooks import SUFFIX as NOTEBOOK_SUFFIX, Notebook, in_notebooks, read_notebook
 from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
 
 if TYPE_CHECKING:
@@ -376,6 +377,7 @@ class Engine:
             self._seen: Dict[str, Tuple[int, int]] = {}
             """Length and hash of the bytes first read, for files whose text is not kept."""
             self._shown: Dict[str, str] = {}
+            self._notebooks: Dict[str, Notebook] = {}
 
     def fix(self, paths: Iterable[str], overrides: Optional[Dict[str, str]] = None, targets: Optional[List[Target]] = None) -> Result:
         """Compute fixes to a fixed point; the caller decides whether to write them."""
@@ -461,6 +463,15 @@ class Engine:
         source = read_source(absolute)
         if isinstance(source, InputError):
             return InputError(shown, source.reason)
+        if absolute.endswith(NOTEBOOK_SUFFIX):
+            if not self.mentions(source.raw):  # nothing a rule starts from: the JSON is not read
+                self._notebooks[absolute] = Notebook("", (), ())
+                return SourceFile(shown, "", source.encoding, source.raw)
+            notebook = read_notebook(source.text)
+            if notebook is None:
+                return InputError(shown, "not a notebook: its JSON does not parse or has no cells")
+            self._notebooks[absolute] = notebook
+            return SourceFile(shown, notebook.text, source.encoding, source.raw)
         return SourceFile(shown, source.text, source.encoding, source.raw)
 
     def _original(self, absolute: str, shown: str) -> Union[SourceFile, InputError]:
@@ -499,9 +510,11 @@ class Engine:
                 if isinstance(source, InputError):
                     result.errors.append(source)
                     continue
-                if not _is_python(target.absolute, source.raw):
-                    kind = "a notebook; notebooks are not checked" if target.absolute.endswith(".ipynb") else "not a Python file"
-                    result.errors.append(InputError(target.shown, kind))
+                notebook = self._notebooks.get(target.absolute)
+                if notebook is not None and not notebook.python:
+                    continue  # a notebook of another language
+                if not _is_python(target.absolute, source.raw) and notebook is None:
+                    result.errors.append(InputError(target.shown, "not a Python file"))
                     continue
                 result.files_checked += 1
                 result.checked.add(target.absolute)
@@ -526,6 +539,9 @@ class Engine:
             if isinstance(facts, InputError):
                 result.errors.append(InputError(target.shown, facts.reason))
                 continue
+            notebook = self._notebooks.get(target.absolute)
+            if notebook is not None:
+                facts.cells = tuple(zip(notebook.starts, notebook.cells))
             index.add(facts, root)
             roots.append(facts)
         from seedlint.rules import Project
@@ -540,6 +556,8 @@ class Engine:
                 if absolute not in linted or self._suppressed(index, absolute, diagnostic):
                     continue
                 severity = self.settings.severity_of(diagnostic.code, diagnostic.severity)
+                if self._notebooks:
+                    diagnostic = in_notebooks(diagnostic, self._notebooks.get(absolute), self._notebooks)
                 result.diagnostics.append(_reshown(diagnostic, linted[absolute], severity))
         result.diagnostics = _merged(result.diagnostics)
         reported = {os.path.abspath(e.path) for e in result.errors}

@@ -70,7 +70,8 @@ def module_identity(path: str) -> Tuple[str, str, bool]:
     """
     absolute = os.path.abspath(path)
     directory, filename = os.path.split(absolute)
-    stem = filename[:-3] if filename.endswith(".py") else filename
+    # A notebook runs as ``__main__`` and nothing imports it: a name no import can spell.
+    stem = filename[:-3] if filename.endswith(".py") else filename[:-6] + "_ipynb" if filename.endswith(".ipynb") else filename
     is_package = stem == "__init__"
     parts: List[str] = [] if is_package else [stem]
     while os.path.isfile(os.path.join(directory, "__init__.py")):

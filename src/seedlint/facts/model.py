@@ -297,6 +297,8 @@ class ModuleFacts:
     functions: Dict[str, Function] = field(default_factory=dict)
     classes: Dict[str, Class] = field(default_factory=dict)
     noqa: Dict[int, Optional[FrozenSet[str]]] = field(default_factory=dict)
+    cells: Tuple[Tuple[int, int], ...] = ()
+    """For a notebook: (module line a code cell starts at, the cell's number), in order."""
     star_imports: Tuple[str, ...] = ()
     star_names: List[Name] = field(default_factory=list)
     """Names no scope binds and no builtin has, in a module with ``from x import *``: they

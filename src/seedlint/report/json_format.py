@@ -12,7 +12,7 @@ from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
 
 SCHEMA_VERSION = 2
-"""2: each diagnostic has ``related`` (the places its message names)."""
+"""2: each diagnostic has ``related`` (the places its message names) and ``cell``."""
 
 
 def shown_path(path: str) -> str:
@@ -25,7 +25,7 @@ def shown_path(path: str) -> str:
 def related(d: Diagnostic) -> List[dict]:
     return [
         {
-            "path": shown_path(e.path), "line": e.span.line, "column": e.span.col + 1,
+            "path": shown_path(e.path), "cell": e.cell, "line": e.span.line, "column": e.span.col + 1,
             "end_line": e.span.end_line, "end_column": e.span.end_col + 1, "note": e.note,
         }
         for e in d.evidence
@@ -35,6 +35,7 @@ def related(d: Diagnostic) -> List[dict]:
 def as_dict(d: Diagnostic, fixable: bool, fix: Optional[dict] = None) -> dict:
     return {
         "path": d.path,
+        "cell": d.cell,
         "line": d.line,
         "column": d.column,
         "end_line": d.span.end_line,

@@ -96,7 +96,7 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, s
         result = {
             "ruleId": d.code,
             "level": d.severity,
-            "message": {"text": d.message},
+            "message": {"text": (f"(cell {d.cell}) " if d.cell is not None else "") + d.message},
             "locations": [
                 {
                     "physicalLocation": {
@@ -111,6 +111,8 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, s
                 }
             ],
         }
+        if d.cell is not None:
+            result["properties"] = {"cell": d.cell}
         if d.evidence:
             result["relatedLocations"] = [
                 {

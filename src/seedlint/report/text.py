@@ -16,9 +16,10 @@ def render(diagnostics: List[Diagnostic], fixable: int = 0, color: bool = False,
         message = f"warning: {d.message}" if d.severity == "warning" else d.message
         if color:
             code_color = YELLOW if d.severity == "warning" else RED
-            lines.append(f"{BOLD}{d.path}{RESET}{CYAN}:{RESET}{d.line}{CYAN}:{RESET}{d.column}{CYAN}:{RESET} {BOLD}{code_color}{d.code}{RESET} {message}")
+            cell = f"cell {d.cell}{CYAN}:{RESET}" if d.cell is not None else ""
+            lines.append(f"{BOLD}{d.path}{RESET}{CYAN}:{RESET}{cell}{d.line}{CYAN}:{RESET}{d.column}{CYAN}:{RESET} {BOLD}{code_color}{d.code}{RESET} {message}")
         else:
-            lines.append(f"{d.path}:{d.line}:{d.column}: {d.code} {message}")
+            lines.append(f"{d.place}: {d.code} {message}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -10,6 +10,7 @@ from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Evidence, Fix
 from seedlint.facts.model import ModuleFacts, Span
+from seedlint.notebooks import cell_where
 
 
 class Rule:
@@ -67,7 +68,10 @@ def built_in(instance) -> Optional[ModuleFacts]:
 
 
 def where(module: ModuleFacts, span: Span) -> str:
-    """``file.py:12`` for messages that point at another place."""
+    """``file.py:12`` for messages that point at another place (``nb.ipynb:cell 3:9`` in a
+    notebook)."""
+    if module.cells:
+        return f"{os.path.basename(module.path)}:{cell_where(module.cells, span.line)}"
     return f"{os.path.basename(module.path)}:{span.line}"
 
 

@@ -1,0 +1,83 @@
+"""Notebooks as ruff checks them: found by default, code cells joined (IPython magics and
+cell magics left out, markdown ignored), findings and the places they name reported as
+``nb.ipynb:cell N:line:col``, ``# noqa`` honoured in a cell; ``--fix`` leaves a notebook
+byte for byte; a notebook of another language is skipped and broken JSON is an error."""
+
+from __future__ import annotations
+
+import json
+
+from ecosystem_support import run
+
+CELLS = [
+    ("markdown", ["# Augmented point clouds\n", "Training notebook."]),
+    ("code", ["%matplotlib inline\n", "!pip install -q trimesh\n", "import numpy as np\n", "import torch\n",
+              "from torch.utils.data import DataLoader, Dataset"]),
+    ("code", ["class Clouds(Dataset):\n", "    def __init__(self, n):\n",
+              "        self.points = [np.zeros((1024, 3), dtype=np.float32) for _ in range(n)]\n", "\n",
+              "    def __len__(self):\n", "        return len(self.points)\n", "\n",
+              "    def __getitem__(self, index):\n",
+              "        jitter = np.random.normal(0, 0.01, (1024, 3)).astype(np.float32)\n",
+              "        return torch.from_numpy(self.points[index] + jitter)"]),
+    ("code", ["%%time\n", "print('timing')"]),
+    ("code", ["loader = DataLoader(Clouds(512), batch_size=32, shuffle=True, num_workers=4)\n",
+              "for epoch in range(10):\n", "    for batch in loader:\n", "        pass"]),
+]
+
+
+def notebook(cells=CELLS, language="python") -> str:
+    document = {
+        "cells": [
+            {"cell_type": kind, "metadata": {}, "source": source, **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+            for kind, source in cells
+        ],
+        "metadata": {"kernelspec": {"name": "k", "language": language, "display_name": "K"}, "language_info": {"name": language}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return json.dumps(document, indent=1) + "\n"
+
+
+def project(tmp_path, text=None):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "requirements.txt").write_text("torch==1.8.1\nnumpy\n")
+    (root / "train.ipynb").write_text(text if text is not None else notebook())
+    return root
+
+
+def test_a_notebook_is_checked_and_reported_by_cell(tmp_path):
+    root = project(tmp_path)
+    text = run("seedlint", "--no-cache", ".", cwd=root)
+    assert text.returncode == 1
+    (line,) = [l for l in text.stdout.splitlines() if ": SDL" in l]
+    assert line.startswith("train.ipynb:cell 5:1:10: SDL001 ") and "train.ipynb:cell 3:9" in line
+    document = json.loads(run("seedlint", "--no-cache", "--format", "json", ".", cwd=root).stdout)
+    (diagnostic,) = document["diagnostics"]
+    assert (diagnostic["cell"], diagnostic["line"], diagnostic["column"], diagnostic["fixable"]) == (5, 1, 10, False)
+    assert [(r["cell"], r["line"]) for r in diagnostic["related"]] == [(3, 9), (5, 1)]
+
+
+def test_fix_leaves_a_notebook_byte_for_byte(tmp_path):
+    root = project(tmp_path)
+    before = (root / "train.ipynb").read_bytes()
+    fixed = run("seedlint", "--no-cache", "--fix", ".", cwd=root)
+    assert fixed.returncode == 1 and "train.ipynb:cell 5:1:10: SDL001" in fixed.stdout
+    assert (root / "train.ipynb").read_bytes() == before
+
+
+def test_noqa_in_a_cell(tmp_path):
+    cells = list(CELLS)
+    kind, source = cells[4]
+    cells[4] = (kind, [source[0].rstrip("\n") + "  # noqa: SDL001\n"] + source[1:])
+    root = project(tmp_path, notebook(cells))
+    assert "All checks passed!" in run("seedlint", "--no-cache", ".", cwd=root).stdout
+
+
+def test_other_languages_are_skipped_and_broken_json_is_an_error(tmp_path):
+    root = project(tmp_path, notebook(language="R"))
+    (root / "plot.py").write_text("from torch.utils.data import DataLoader\n")
+    assert run("seedlint", "--no-cache", ".", cwd=root).returncode == 0
+    (root / "train.ipynb").write_text('{"cells": [ DataLoader')
+    broken = run("seedlint", "--no-cache", ".", cwd=root)
+    assert broken.returncode == 2 and "train.ipynb: not a notebook" in broken.stderr
