@@ -10,16 +10,14 @@ unless ``SEEDLINT_REQUIRE_REGISTRY=1``)."""
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import textwrap
-import zipfile
 
 import pytest
 
 from fixture_cases import ROOT
 from seedlint.analysis.python_configs import Opaque, read_config
-from test_real_trees import load_bench
+from wheel_support import unpacked_wheel
 
 MMENGINE = ("mmengine", "0.10.7")
 FIXTURE_CONFIGS = [
@@ -30,16 +28,7 @@ FIXTURE_CONFIGS = [
 
 @pytest.fixture(scope="module")
 def Config(tmp_path_factory):
-    bench = load_bench()
-    try:
-        wheel = bench.download(*MMENGINE, tmp_path_factory.mktemp("downloads"), binary_only=True)
-    except bench.RegistryUnreachable as error:
-        if os.environ.get("SEEDLINT_REQUIRE_REGISTRY"):
-            raise
-        pytest.skip(f"package registry unreachable, cannot fetch mmengine=={MMENGINE[1]}: {error}")
-    where = tmp_path_factory.mktemp("mmengine")
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(where)
+    where = unpacked_wheel(tmp_path_factory, *MMENGINE)
     sys.path.insert(0, str(where))
     try:
         yield importlib.import_module("mmengine.config").Config

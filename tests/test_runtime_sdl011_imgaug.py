@@ -12,17 +12,14 @@ NumPy 2 removed: each module that imports imgaug here first imports a shim that 
 back. Nothing in the shim touches a random number generator."""
 
 import importlib
-import os
-import shutil
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from runtime_support import per_worker, samples_per_epoch
-from test_real_trees import load_bench
+from wheel_support import unpacked_wheel
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "SDL011"
 IMGAUG = ("imgaug", "0.4.0")
@@ -53,16 +50,7 @@ MODULES = {
 @pytest.fixture(scope="module")
 def imgaug_path(tmp_path_factory):
     """A directory holding imgaug 0.4.0 and the NumPy 2 shim."""
-    bench = load_bench()
-    try:
-        wheel = bench.download(*IMGAUG, tmp_path_factory.mktemp("downloads"), binary_only=True)
-    except bench.RegistryUnreachable as error:
-        if os.environ.get("SEEDLINT_REQUIRE_REGISTRY"):
-            raise
-        pytest.skip(f"package registry unreachable, cannot fetch imgaug=={IMGAUG[1]}: {error}")
-    where = tmp_path_factory.mktemp("imgaug")
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(where)
+    where = unpacked_wheel(tmp_path_factory, *IMGAUG)
     (where / "numpy2_for_imgaug.py").write_text(SHIM)
     return where
 
