@@ -26,8 +26,9 @@ CONFIG_FROMFILE = frozenset({
 })
 BASE_KEY = "_base_"
 DELETE_KEY = "_delete_"
-MAX_CONFIGS = 200
-"""Configuration files a path given at run time may be: the candidates read for it."""
+MAX_CONFIGS = 24
+"""Configuration files a path given at run time may be: a project with more (a model zoo of
+hundreds) leaves such a path unknown rather than reading every one."""
 MAX_BASES = 64
 """Base files one configuration may read (with their own bases): a guard against cycles."""
 
@@ -44,21 +45,25 @@ class BaseReference:
         self.dotted = dotted
 
 
-def read_config(path: str) -> Optional[Tree]:
+def read_config(path: str, files: Optional[Dict[str, Optional[Located]]] = None) -> Optional[Tree]:
     """The configuration ``Config.fromfile(path)`` gives, or None when the file does not
-    exist or does not parse."""
-    return _Reader().read(os.path.abspath(path))
+    exist or does not parse. ``files`` keeps each file's names across calls (bases are
+    shared by many configurations)."""
+    return _Reader(files if files is not None else {}).read(os.path.abspath(path))
 
 
 class _Reader:
-    def __init__(self) -> None:
+    def __init__(self, files: Dict[str, Optional[Located]]) -> None:
         self.read_files = 0
+        self.files = files
 
     def read(self, path: str, depth: int = 0) -> Optional[Tree]:
         if self.read_files >= MAX_BASES or not os.path.isfile(path):
             return None
         self.read_files += 1
-        own = _module_names(path)
+        if path not in self.files:
+            self.files[path] = _module_names(path)
+        own = self.files[path]
         if own is None:
             return None
         bases = own.get(BASE_KEY)

@@ -119,6 +119,7 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._code_values: Dict[tuple, Optional[Value]] = {}
         self._subclass_lists: Dict[tuple, object] = {}
         self._config_candidates: Dict[Optional[str], List[str]] = {}
+        self._config_modules: Dict[str, object] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0

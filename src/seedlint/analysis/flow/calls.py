@@ -325,7 +325,7 @@ class CallsMixin:
     def _python_configuration(self, path: Value, frame: Frame) -> Values:
         """``Config.fromfile(path)``: the Python configuration file the path names, merged
         onto its ``_base_`` files. A path the program is given at run time is any of the
-        project's configuration files (unknown too beyond ``MAX_CONFIGS``)."""
+        project's configuration files, when it has at most ``MAX_CONFIGS`` (else unknown)."""
         found: List[Values] = []
         for name in self.eval(path, frame):
             if isinstance(name, Constant) and isinstance(name.value, str):
@@ -337,11 +337,11 @@ class CallsMixin:
                 paths = self._config_candidates[root]
                 if len(paths) > MAX_CONFIGS:
                     found.append(UNKNOWN_SET)
-                    paths = paths[:MAX_CONFIGS]
+                    continue
             for candidate in paths:
                 key = ("python", candidate)
                 if key not in self._files:
-                    tree = read_config(candidate)
+                    tree = read_config(candidate, self._config_modules)
                     self._files[key] = as_config_value(tree) if isinstance(tree, dict) else None
                 content = self._files[key]
                 found.append(self.eval(content, frame) if content is not None else UNKNOWN_SET)
