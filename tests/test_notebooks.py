@@ -81,3 +81,17 @@ def test_other_languages_are_skipped_and_broken_json_is_an_error(tmp_path):
     (root / "train.ipynb").write_text('{"cells": [ DataLoader')
     broken = run("seedlint", "--no-cache", ".", cwd=root)
     assert broken.returncode == 2 and "train.ipynb: not a notebook" in broken.stderr
+
+
+def test_shell_continuations_and_large_outputs(tmp_path):
+    """A shell escape continued with backslashes is not Python either, and a notebook whose
+    outputs are megabytes is checked by the size of its code."""
+    cells = list(CELLS)
+    cells.insert(2, ("code", ["!nsys profile \\\n", "    --trace nvtx,cuda \\\n", "    --delay 5 \\\n", "    python train.py"]))
+    text = json.loads(notebook(cells))
+    text["cells"][2]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["x" * 1000 + "\n"] * 3000}]
+    root = project(tmp_path, json.dumps(text))
+    assert (root / "train.ipynb").stat().st_size > 2 * 1024 * 1024
+    completed = run("seedlint", "--no-cache", ".", cwd=root)
+    assert completed.returncode == 1 and completed.stderr == ""
+    assert "train.ipynb:cell 6:1:10: SDL001" in completed.stdout

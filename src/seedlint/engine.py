@@ -525,7 +525,7 @@ class Engine:
                     self._seen.setdefault(target.absolute, (len(raw), hash(raw)))
                 else:
                     self._sources.setdefault(target.absolute, source)  # the text only of files a rule can start from
-                    too_large = too_large_to_parse(source)
+                    too_large = too_large_to_parse(source, code_only=notebook is not None)
                     if too_large is not None:
                         result.errors.append(too_large)
                         continue

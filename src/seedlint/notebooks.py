@@ -2,8 +2,8 @@
 from the module's lines back to ``cell N`` and the line in that cell.
 
 IPython syntax is not Python: a line magic or shell escape (``%matplotlib inline``,
-``!pip install ...``, ``x = !ls``) and a help query (``obj?``) become ``pass`` at their
-indentation, and a cell that starts with a cell magic (``%%time``, ``%%bash``) is left out
+``!pip install ...``, ``x = !ls``, with its backslash-continued lines) and a help query
+(``obj?``) become ``pass`` at their indentation, and a cell that starts with a cell magic (``%%time``, ``%%bash``) is left out
 entirely, so line numbers still match the notebook. Cells are numbered from 1 in the order
 the notebook lists them, markdown and raw cells included, as Jupyter shows them.
 """
@@ -102,7 +102,13 @@ def _python_lines(source: List[str]) -> List[str]:
     if source and source[0].lstrip().startswith("%%"):
         return [""] * len(source)  # a cell magic: the cell is not Python
     kept = []
+    continued = False  # inside a magic or shell command continued with a backslash
     for line in source:
+        if continued:
+            kept.append("")
+            continued = line.rstrip().endswith("\\")
+            continue
         match = _MAGIC.match(line) or _HELP.match(line)
         kept.append(f"{match.group(1)}pass" if match else line)
+        continued = bool(match) and line.rstrip().endswith("\\")
     return kept

@@ -80,11 +80,13 @@ per megabyte, so a 20 MB generated module would stall the whole run. No hand-wri
 training script comes near it."""
 
 
-def too_large_to_parse(source: SourceFile) -> Optional[InputError]:
-    """The error to report for a file that passed the prefilter but is too large to parse."""
-    if len(source.raw) <= MAX_PARSE_BYTES:
+def too_large_to_parse(source: SourceFile, code_only: bool = False) -> Optional[InputError]:
+    """The error to report for a file that passed the prefilter but is too large to parse;
+    ``code_only``: measure the code, not the file (a notebook's outputs are not parsed)."""
+    measured = len(source.text.encode("utf-8", "surrogatepass")) if code_only else len(source.raw)
+    if measured <= MAX_PARSE_BYTES:
         return None
-    size = len(source.raw) / (1024 * 1024)
+    size = measured / (1024 * 1024)
     return InputError(source.path, f"not analysed: {size:.1f} MB is over seedlint's {MAX_PARSE_BYTES // (1024 * 1024)} MB limit for parsing")
 
 
