@@ -118,8 +118,24 @@ def test_hooks_file_declares_check_and_fix_hooks():
     assert hooks["seedlint-fix"]["entry"] == "seedlint --fix"
     for hook in hooks.values():
         assert hook["language"] == "python"
-        assert hook["types"] == ["python"]
+        assert hook["types_or"] == ["python", "jupyter"]
         assert hook["require_serial"] is True
+
+
+def test_check_hook_checks_a_committed_notebook(hook_repo, pre_commit_env, tmp_path):
+    from test_notebooks import notebook
+
+    (tmp_path / "requirements.txt").write_text("torch==1.8.1\nnumpy\n")
+    (tmp_path / "train.ipynb").write_text(notebook())
+    _git("init", "-q", cwd=tmp_path)
+    _git("add", "-A", cwd=tmp_path)
+    _git("commit", "-q", "--no-verify", "-m", "notebook", cwd=tmp_path)
+    before = (tmp_path / "train.ipynb").read_bytes()
+    run = _try_repo(hook_repo, pre_commit_env, tmp_path, "seedlint", "train.ipynb")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "train.ipynb:cell 5:1:10: SDL001" in run.stdout, run.stdout
+    fixed = _try_repo(hook_repo, pre_commit_env, tmp_path, "seedlint-fix", "train.ipynb")
+    assert fixed.returncode == 1 and (tmp_path / "train.ipynb").read_bytes() == before
 
 
 def test_check_hook_fails_with_the_diagnostic(hook_repo, pre_commit_env, project):
