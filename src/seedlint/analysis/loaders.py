@@ -249,11 +249,11 @@ class Loaders:
         key = id(loader.call)
         found = self._contexts.get(key)
         if found is None:
-            # A loader under a test that fails there (``if torch.__version__ >= "1.8":`` on a
-            # project pinned to 1.7) is not built in that frame.
-            found = self._contexts[key] = [
-                frame for frame in self._find_contexts(loader) if self.flow.guards_may_hold(loader.call.guards, frame)
-            ]
+            # A loader under a torch-version test that fails (``if torch.__version__ >= "1.8":``
+            # on a project pinned to 1.7) is never built.
+            built = all(self.flow.version_truth(test, self.flow.function_frame(loader.module, loader.function)) in (None, expected)
+                        for test, expected in loader.call.guards)
+            found = self._contexts[key] = self._find_contexts(loader) if built else []
         return found
 
     def _find_contexts(self, loader: LoaderCall) -> List[Frame]:

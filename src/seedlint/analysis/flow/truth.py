@@ -133,7 +133,7 @@ class TruthMixin:
             if not specific:
                 # Called from anywhere, only what holds for every caller is decided: the
                 # torch version the module runs with.
-                actual = self._version_truth(test, frame)
+                actual = self.version_truth(test, frame)
             else:
                 key = (id(test), frame.key)
                 if key in self._truths:
@@ -144,9 +144,10 @@ class TruthMixin:
                 return False
         return True
 
-    def _version_truth(self, test: Value, frame: Frame) -> Optional[bool]:
+    def version_truth(self, test: Value, frame: Frame) -> Optional[bool]:
+        """The outcome of a torch-version test (the same in every frame of a module)."""
         if isinstance(test, Not):
-            inner = self._version_truth(test.value, frame)
+            inner = self.version_truth(test.value, frame)
             return None if inner is None else not inner
         if not isinstance(test, Compare) or self.torch_range_for is None:
             return None
