@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from seedlint.knowledge.class_ancestry import ancestry
 from seedlint.knowledge.global_draws import UNIT_INTERVAL_DRAWS
 from seedlint.analysis.objects import (
     NONE,
@@ -181,7 +182,12 @@ class TruthMixin:
                 if isinstance(kind, External) and any(_same_library_class(base, kind.qualified) for base in external):
                     return True
             resolved = all(len(list(self.index.bases(item))) == len(item.cls.bases) for item in chain)
-            return False if resolved else None
+            if not resolved:
+                return None
+            library_kinds = [k.qualified for k in kinds if isinstance(k, External)]
+            if library_kinds and not all(_excludes(base, library_kinds) for base in external):
+                return None  # a library base may itself derive from the class tested
+            return False
         if isinstance(value, ExternalInstance):
             if any(isinstance(k, External) and _same_library_class(value.qualified, k.qualified) for k in kinds):
                 return True
@@ -210,3 +216,11 @@ class TruthMixin:
             if answers == {not holds}:
                 return True
         return False
+
+
+def _excludes(base: str, kinds: Sequence[str]) -> bool:
+    """Whether library class ``base`` is certainly none of ``kinds`` nor derived from one."""
+    above = ancestry(base)
+    if above is None or "builtins.object" in kinds:
+        return False
+    return not any(_same_library_class(k, c) for k in kinds for c in (base, *above))
