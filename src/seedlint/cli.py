@@ -18,7 +18,9 @@ from seedlint import __version__
 
 # The engine, the rules and the reporters are imported once the command line is parsed, so
 # `seedlint --version` and `--help` load nothing but argparse.
-FORMAT_NAMES = ("github", "json", "sarif", "text")
+FORMAT_NAMES = ("concise", "full", "github", "json", "sarif", "text")
+TEXT_FORMATS = ("text", "concise", "full")
+"""``text`` is ``full`` on a terminal and ``concise`` otherwise, as in ruff."""
 
 PROGRESS_AFTER = 1.0
 """Seconds a run on a terminal may take before a progress line appears on stderr
@@ -67,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     parser.add_argument("--show-fixes", action="store_true", help="after --fix, list the fixes applied per file")
     parser.add_argument("--output-format", "--format", dest="format", choices=FORMAT_NAMES, default="text",
-                        help="output format (default: text); --format is the older name")
+                        help="output format (default: text, which is `full` on a terminal and `concise` otherwise); --format is the older name")
     parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
     parser.add_argument("--exit-non-zero-on-fix", action="store_true",
@@ -265,9 +267,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
                 return _usage_error(f"{path}: no such file or directory")
     if args.add_noqa and stdin is not None:
         return _usage_error("--add-noqa writes files; it cannot read stdin")
-    if args.statistics and args.format not in ("text", "json"):
+    if args.statistics and args.format not in (*TEXT_FORMATS, "json"):
         return _usage_error(f"--statistics works with --format text or json, not {args.format}")
-    if args.diff and args.format != "text":
+    if args.diff and args.format not in TEXT_FORMATS:
         return _usage_error(f"--diff prints a unified diff; it cannot be combined with --format {args.format}")
     try:
         settings = load_settings(paths, _overrides(args), config_file=args.config)
@@ -400,17 +402,21 @@ def _report(outcome, settings, args, output: TextIO) -> None:
 
     fixable = sum(1 for d in remaining if applied_by_fix(d))
     unsafe = sum(1 for d in remaining if d.fix is not None and not d.fix.safe and not settings.unsafe_fixes)
-    color = args.format == "text" and output is sys.stdout and _use_color(sys.stdout)
+    textual = args.format in TEXT_FORMATS
+    color = textual and output is sys.stdout and _use_color(sys.stdout)
+    layout = args.format
+    if layout == "text":
+        layout = "full" if output is sys.stdout and hasattr(output, "isatty") and output.isatty() else "concise"
     if args.statistics:
-        output.write(statistics.FORMATS[args.format](remaining, is_fixable=applied_by_fix))
+        output.write(statistics.FORMATS["text" if textual else args.format](remaining, is_fixable=applied_by_fix))
     else:
         preview = api.fix_preview(settings)
-        output.write(FORMATS[args.format](
+        output.write(FORMATS[layout](
             remaining, color=color, rules=_selected_rules(settings) if args.format == "sarif" else (), settings=settings, outcome=outcome,
             is_fixable=lambda d: d.fix is not None, fixed_text=preview,
             fix_edits=lambda d: api.fix_edits(d, preview),
         ))
-    if args.format != "text" or args.quiet:
+    if not textual or args.quiet:
         return
     if args.show_fixes and outcome.fixed_codes:
         from seedlint.rules import RULES

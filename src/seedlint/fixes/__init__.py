@@ -30,6 +30,23 @@ FIXERS: Dict[str, Callable[[cst.Module, List[Fix]], cst.Module]] = {
 }
 
 
+FIX_TITLES: Dict[str, str] = {
+    "add-worker-init-fn": "Pass a `worker_init_fn` that seeds NumPy and `random` from each worker's torch seed",
+    "reseed-worker-from-initial-seed": "Seed from `torch.initial_seed()`, which differs per worker and per epoch",
+    "reduce-worker-seed-below-2-32": "Reduce the seed modulo `2**32`",
+    "hoist-lambda": "Move the callable to module level, where spawned workers can import it",
+    "seed-everything-workers": "Pass `workers=True` to `seed_everything`",
+    "insert-set-epoch": "Call `set_epoch(epoch)` on the sampler at the start of each epoch",
+    "reseed-rng-object": "Reseed the RNG object once in each worker",
+    "library-worker-init": "Let the library reseed its RNG in each worker",
+    "shard-iterable-by-worker": "Give each worker every `num_workers`-th item (unsafe: changes what each worker yields)",
+    "rename-lightning-flag": "Rename the keyword to the installed Lightning's spelling",
+    "split-plain-batch-sampler": "Pass the `BatchSampler`'s sampler, `batch_size` and `drop_last` to the DataLoader",
+    "drop-batch-size-none": "Drop `batch_size=None`",
+}
+"""What each fix does, in one line: the ``help`` of the full text output."""
+
+
 def apply_fixes(text: str, fixes: List[Fix], line_length: int = DEFAULT_LINE_LENGTH) -> str:
     """Apply one kind of fix (the first in sorted order) to a module's text, then wrap
     the calls it made longer than ``line_length``.

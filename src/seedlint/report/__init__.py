@@ -1,9 +1,10 @@
 """Output formats: each module turns diagnostics into one format's text."""
 
-from seedlint.report import github, json_format, sarif, statistics, text
+from seedlint.report import full, github, json_format, sarif, statistics, text
 
 FORMATS = {
-    "text": text.render,
+    "concise": text.render,
+    "full": full.render,
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,
