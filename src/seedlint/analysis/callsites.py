@@ -51,6 +51,15 @@ def module_words(module: ModuleFacts) -> List[str]:
     return words
 
 
+def _spellings_of(value: Value) -> Set[str]:
+    """How a callee or base is spelled, and the name it was imported under when the module
+    imports it under another (``from train import Workspace as W``: ``W`` and ``Workspace``)."""
+    names = {spelled(value)}
+    if isinstance(value, Name) and value.qualified:
+        names.add(value.qualified.rsplit(".", 1)[-1])
+    return names
+
+
 def spelled(value: Value) -> str:
     if isinstance(value, Name):
         return value.dotted.rsplit(".", 1)[-1]
@@ -206,14 +215,15 @@ class CallSites:
                 continue
             self._indexed.add(module.path)
             for function, call in module.all_calls():
-                self._calls.setdefault(spelled(call.func), []).append((module, function, call))
+                for name in _spellings_of(call.func):
+                    self._calls.setdefault(name, []).append((module, function, call))
             for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
                 if "." in definition.qualname:
                     continue
                 for decorator in definition.decorators:
                     self._decorated.setdefault(spelled(decorator), []).append((module, self._application(module, definition, decorator)))
             for cls in module.classes.values():
-                for base in {spelled(b) for b in cls.bases}:
+                for base in {name for b in cls.bases for name in _spellings_of(b)}:
                     self._subclasses.setdefault(base, []).append((module, cls))
 
     @staticmethod

@@ -24,7 +24,7 @@ from seedlint.analysis.iteration_screen import IterationScreen, last_spelling
 from seedlint.analysis.loader_holders import LoaderHolders, held
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
-from seedlint.facts.model import MODULE_CODE, Call, Function, IfExp, Loop, ModuleFacts, Name, Seq, Span, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Call, Compare, Const, Function, IfExp, Loop, ModuleFacts, Name, Not, Seq, Span, Subscript, Value
 
 MAX_DEPTH = 6
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""
@@ -236,7 +236,9 @@ class Loops:
                     if not made:
                         continue
                     in_loop = any(contains(loop.span, span) and loop.span != span for loop in function.loops)
-                    if in_loop or not self._runs_once(frame):
+                    if not in_loop and _memoized_on_self(module, function, span):
+                        pass  # one iterator per object, kept on it: ``if self._it is None: self._it = iter(...)``
+                    elif in_loop or not self._runs_once(frame):
                         repeated.update(made)
                         continue
                     for call in made:
@@ -254,7 +256,7 @@ class Loops:
         if depth >= MAX_DEPTH:
             return False
         sites, complete = self.flow.callsites.of(frame)
-        if not sites or not (complete or (function.class_name is None and not function.nested)):
+        if not sites or not (complete or (not function.nested and (function.class_name is None or self._plain_method(frame)))):
             return False
         for site in sites:
             caller = site.frame.function.function
@@ -263,6 +265,18 @@ class Loops:
             if not self._runs_once(self.flow.function_frame(site.frame.module, caller), depth + 1):
                 return False
         return True
+
+    def _plain_method(self, frame: Frame) -> bool:
+        """A method of a class built on no library class (``class Workspace:``): no library
+        calls it by protocol (as Lightning calls a DataModule's ``setup``), so its callers
+        are the ones the analysed modules show, as for a module-level function."""
+        owner = self.project.index.class_of(frame.function)
+        if owner is None:
+            return False
+        chain = self.project.index.mro(owner)
+        resolved = all(len(list(self.project.index.bases(item))) == len(item.cls.bases) for item in chain)
+        library = [base for base in self.project.index.external_bases(owner) if base not in ("builtins.object", "object")]
+        return resolved and not library
 
     # ------------------------------------------------------------------ epoch loops
     @cached_property
@@ -360,3 +374,51 @@ def _unique(calls: List[Call]) -> List[Call]:
     for call in calls:
         seen.setdefault(id(call), call)
     return list(seen.values())
+
+
+def _memoized_on_self(module: ModuleFacts, function: Function, span: Span) -> bool:
+    """The ``iter()`` call at ``span`` is kept on the object the method runs for and made
+    only while none is kept (``if self._it is None: self._it = iter(self.loader)``), and no
+    other method but ``__init__`` sets that attribute again: at most one iterator per object."""
+    if function.class_name is None or not function.params:
+        return False
+    receiver = function.params[0]
+    for assign in function.assigns:
+        if not (isinstance(assign.value, Call) and assign.value.span == span):
+            continue
+        target = assign.target
+        if not target.startswith(receiver + ".") or target.count(".") != 1:
+            return False
+        if not any(_tests_unset(test, expected, target) for test, expected in assign.guards):
+            return False
+        attribute = target.split(".", 1)[1]
+        methods = [f for f in module.functions.values() if f.class_name == function.class_name and f.params and not f.nested]
+        for other in methods:
+            if other.name == "__init__" or _only_from_init(other, methods):
+                continue
+            for written in other.assigns:
+                if written.target == f"{other.params[0]}.{attribute}" and written.span != assign.span:
+                    return False
+        return True
+    return False
+
+
+def _only_from_init(method: Function, methods: List[Function]) -> bool:
+    """A method of the class called only from its ``__init__`` (``self.setup()``), by spelling."""
+    callers = [f for f in methods for c in f.calls
+               if isinstance(c.func, Name) and c.func.dotted == f"{f.params[0]}.{method.name}"]
+    return bool(callers) and all(f.name == "__init__" for f in callers)
+
+
+def _tests_unset(test: Value, expected: bool, target: str) -> bool:
+    """``target is None`` (or ``not target``, ``not hasattr(self, "attr")``) holding."""
+    if isinstance(test, Compare) and test.op in ("is", "==") and isinstance(test.right, Const) and test.right.value is None:
+        return expected and isinstance(test.left, Name) and test.left.dotted == target
+    if isinstance(test, Not):
+        return _tests_unset(test.value, not expected, target)
+    if isinstance(test, Name) and test.dotted == target:
+        return not expected
+    if (isinstance(test, Call) and isinstance(test.func, Name) and test.func.dotted == "hasattr" and len(test.args) == 2
+            and isinstance(test.args[0], Name) and isinstance(test.args[1], Const)):
+        return not expected and f"{test.args[0].dotted}.{test.args[1].value}" == target
+    return False
