@@ -214,6 +214,8 @@ class _Collector(cst.CSTVisitor):
         self.values: Dict[int, Value] = {}
         self.pending: List[Tuple[Name, Tuple[_Scope, ...]]] = []
         self.star_imports: List[str] = []
+        self.comprehensions: List[Span] = []
+        """Where each comprehension being read starts, innermost last."""
         self.statement: Optional[cst.CSTNode] = None
         """The import statement being read (where a versioned import is reported)."""
         self.guards: List[Guard] = []
@@ -862,12 +864,39 @@ class _Collector(cst.CSTVisitor):
     def leave_While(self, original_node: cst.While) -> None:
         self.loops[-1].pop()
 
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.comprehensions.append(self.span(node))
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self.comprehensions.pop()
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.comprehensions.append(self.span(node))
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self.comprehensions.pop()
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self.comprehensions.append(self.span(node))
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self.comprehensions.pop()
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.comprehensions.append(self.span(node))
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self.comprehensions.pop()
+
     def visit_CompFor(self, node: cst.CompFor) -> None:
         """A comprehension's target names the elements of what it iterates, as a ``for``
-        does; a dict comprehension over classes is how many registries are built."""
+        does; a dict comprehension over classes is how many registries are built. The
+        binding is placed where the comprehension starts: its element (``t(image)`` in
+        ``[t(image) for t in self.transforms]``) is written before the target but runs after."""
         self.bind_target(node.target)
         iterable = self.value(node.iter)
-        span = self.span(node.target)
+        start = self.comprehensions[-1] if self.comprehensions else self.span(node.target)
+        span = Span(start.line, start.col, start.line, start.col)
         if isinstance(node.target, (cst.Tuple, cst.List)):
             parts = self._loop_parts(node.target, iterable)
             if parts:

@@ -125,6 +125,15 @@ class ContainersMixin:
                 return frozenset(
                     SeqObj(a.entries + b.entries, a.open or b.open, a.indexable and b.indexable) for a in left for b in right
                 )
+        if value.op == "Multiply":
+            # ``[transform] * copies``: the same elements, repeated (so no longer at fixed indices)
+            for sequence, count in ((value.left, value.right), (value.right, value.left)):
+                sequences = self.eval(sequence, frame)
+                if sequences and all(isinstance(o, SeqObj) for o in sequences):
+                    counts = self.eval(count, frame)
+                    if counts and all(isinstance(c, SeqObj) for c in counts):
+                        break
+                    return frozenset(SeqObj(o.entries, o.open, False) for o in sequences)
         if value.op == "BitOr":
             left, right = self.eval(value.left, frame), self.eval(value.right, frame)
             if left and right and all(isinstance(o, DictObj) for o in left | right):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import List, Set, Tuple
 
+from seedlint import timing
 from seedlint.analysis import library
 from seedlint.analysis.objects import (
     NOTHING,
@@ -33,6 +34,11 @@ from seedlint.analysis.flow.shared import (
     union,
     LIST_MUTATORS,
 )
+
+
+MAX_NESTING = 12
+"""Lists and library wrappers one callable may sit inside (``[Compose([Compose([Blur()])])]``
+is four): a guard against pathological nesting, never reached by ordinary pipelines."""
 
 
 class QuestionsMixin:
@@ -118,7 +124,8 @@ class QuestionsMixin:
 
     def _callables_within(self, values: Values, depth: int) -> Values:
         found: Set[Obj] = set()
-        if depth > 3:
+        if depth > MAX_NESTING:
+            timing.limit_hit("callables nesting")
             return NOTHING
         for obj in values:
             if isinstance(obj, (FunctionObj, Instance)):
