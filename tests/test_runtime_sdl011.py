@@ -1,7 +1,8 @@
 """Runtime truth for SDL011 with MONAI: random transforms built in the parent draw the same
 numbers in every worker of a plain torch DataLoader (and in every epoch); the --fix output
 reseeds the pipeline once per worker, and MONAI's own DataLoader reseeds it unless a
-worker_init_fn of the caller's replaces MONAI's. imgaug is not exercised here: imgaug 0.4.0
+worker_init_fn of the caller's replaces MONAI's, or a library's that reseeds only the global
+RNGs (Lightning's ``pl_worker_init_function``). imgaug is not exercised here: imgaug 0.4.0
 does not import with NumPy 2 (``np.sctypes`` was removed), which the test environment has."""
 
 import importlib
@@ -116,4 +117,34 @@ def test_fixed_plain_loader_cuts_patches_per_worker_and_epoch(fixture_modules):
 def test_monai_dataloader_reseeds_per_worker(fixture_modules):
     first, second = samples_per_epoch(fixture_modules["sdl011_monai_loader"].make_loader(records()))
     assert len(set(per_worker(first))) == 4
+    assert first != second
+
+
+@pytest.fixture
+def lightning_modules(tmp_path, monkeypatch):
+    if not os.environ.get("CI"):
+        pytest.importorskip("lightning")  # a test dependency; in CI its absence is a failure
+    names = {
+        "sdl011_lightning_init": "monai_pipeline_under_lightning_worker_init.py",
+        "sdl011_lightning_init_fixed": "monai_pipeline_under_lightning_worker_init.fixed.py",
+    }
+    for module, source in names.items():
+        shutil.copy(FIXTURES / source, tmp_path / f"{module}.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield {name: importlib.import_module(name) for name in names}
+    for name in names:
+        sys.modules.pop(name, None)
+
+
+def test_lightning_worker_init_leaves_monai_pipeline_duplicated(lightning_modules):
+    """Lightning's worker_init_fn reseeds NumPy, torch and ``random`` per worker, and the MONAI
+    transforms' own RandomState stays the parent's copy in every worker."""
+    first, second = samples_per_epoch(lightning_modules["sdl011_lightning_init"].make_loader(FRAMES))
+    assert len(set(per_worker(first))) == 1, "every worker draws the same contrast and noise"
+    assert first == second, "every epoch repeats them"
+
+
+def test_fixed_pipeline_under_lightning_worker_init_draws_per_worker(lightning_modules):
+    first, second = samples_per_epoch(lightning_modules["sdl011_lightning_init_fixed"].make_loader(FRAMES))
+    assert len(set(per_worker(first))) > 1
     assert first != second

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Optional
 
-from seedlint.analysis.objects import Constant, FunctionObj, Instance
+from seedlint.analysis.objects import Constant, External, FunctionObj, Instance
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
 from seedlint.analysis.workers import LibraryDraw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const, Name
 from seedlint.knowledge.library_rngs import HeldRng, class_name
+from seedlint.knowledge.library_worker_inits import library_worker_init
 from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, start_method_where, where
 from seedlint.versions import range_from_specifiers
 
@@ -36,6 +37,13 @@ class LibraryRngCopiedToWorkers(Rule):
     | imgaug 0.4 | imgaug's global generator, held by every augmenter built without a seed (or a private one, built with a seed) | `aug.seed_(s)` in the worker; `imgaug.seed(s)` in a `worker_init_fn` under the fork start method only |
     | MONAI | `Randomizable.R`, a `RandomState` shared by every bare random transform (in a `Compose`, one per transform) | `monai.data.DataLoader` when no `worker_init_fn` is passed; `monai.data.utils.worker_init_fn(worker_id)`; `set_random_state(seed=...)` |
     | albumentations 1.4.21-2.0.8, albumentationsx < 2.3.1 | a `default_rng` and a `random.Random` per transform, made at construction (seeded or not) | `pipeline.set_random_seed(s)`; albumentationsx 2.0.9+ itself when `seed=` is an int, 2.3.1+ always |
+
+    The `worker_init_fn`s other libraries ship reseed the global RNGs only: detectron2's
+    `worker_init_reset_seed`, the transformers `seed_worker`, Lightning's
+    `pl_worker_init_function` (what `seed_everything(workers=True)` installs) and timm's
+    `_worker_init` leave every pipeline above duplicated, and the message says what the
+    loader's one reseeds (`knowledge/library_worker_inits.py`, each with its source). A
+    `worker_init_fn` from a library not listed there is assumed to reseed everything.
 
     A library's release range is what the project declares, narrowed by the APIs the program
     uses outside a feature check: `albumentations.augmentations.transforms.RandomRotate90`
@@ -149,7 +157,8 @@ class LibraryRngCopiedToWorkers(Rule):
                         if key in reported:
                             add_related(reported[key], related)
                             continue
-                        message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent, pickled)
+                        message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent, pickled,
+                                           _library_init_note(init))
                         if severity == "warning" and entry.affected_releases:
                             message += f" ({entry.affected_releases}; the project declares no version)"
                         fix = None
@@ -163,9 +172,22 @@ class LibraryRngCopiedToWorkers(Rule):
                         yield reported[key]
 
 
+def _library_init_note(init) -> str:
+    """What the library ``worker_init_fn`` the loader is given reseeds, when it is one the
+    catalogue knows (``knowledge.library_worker_inits``)."""
+    names = {"numpy": "NumPy", "random": "`random`", "torch": "torch"}
+    for value in init.values:
+        known = library_worker_init(value.qualified) if isinstance(value, External) else None
+        if known is not None:
+            spelled = [names[stream] for stream in sorted(known.streams)]
+            reseeded = ", ".join(spelled[:-1]) + f" and {spelled[-1]}" if len(spelled) > 1 else (spelled[0] if spelled else "nothing global")
+            return f"; its worker_init_fn `{value.qualified.rsplit('.', 1)[-1]}` reseeds {reseeded} only"
+    return ""
+
+
 def _message(
     draw: LibraryDraw, instance, loader, several: bool, persistent: Optional[bool], init_absent: bool,
-    pickled: Optional[StartMethod],
+    pickled: Optional[StartMethod], library_init: str = "",
 ) -> str:
     entry = draw.entry
     holder = draw.holder
@@ -181,6 +203,7 @@ def _message(
     if persistent is not True:
         effects.append("without persistent_workers every epoch repeats them")
     replaced = "" if init_absent or not entry.seeding_loaders else "; the loader's worker_init_fn replaces MONAI's own reseeding"
+    replaced += library_init
     if pickled is not None:
         replaced += f"; the workers start by '{pickled.name}' ({start_method_where(pickled)})"
     return (
@@ -233,7 +256,10 @@ def _init_fn_reseeds(project: Project, init, entry: HeldRng) -> Optional[str]:
     pipeline), is something seedlint cannot follow, or calls one of the library's
     reseeding functions; RESEEDS_IF_FORKED when that function reseeds a module-level RNG
     only a forked worker shares with the pipeline; None when it reseeds nothing."""
-    if any(not isinstance(v, (FunctionObj, Constant)) for v in init.values):
+    known = [v for v in init.values if isinstance(v, External) and library_worker_init(v.qualified) is not None]
+    if any(entry.library in library_worker_init(v.qualified).libraries for v in known):
+        return RESEEDS
+    if any(not isinstance(v, (FunctionObj, Constant)) and v not in known for v in init.values):
         return RESEEDS
     frames = init_fn_functions(project, init)
     if reaches_dataset(frames):
