@@ -22,3 +22,16 @@ DISTRIBUTED_SAMPLER_ATTRIBUTES: FrozenSet[str] = frozenset({
 })
 """Attributes and methods a ``DistributedSampler`` has besides the dunder protocol
 (``__iter__``, ``__len__``)."""
+
+DISTRIBUTED_SAMPLER_CLASSES = frozenset({
+    "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
+})
+DISTRIBUTED_SAMPLER_PARAMETERS = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
+"""``DistributedSampler.__init__``'s parameters after ``self`` (torch 1.6 to 2.x; ``seed`` and
+``drop_last`` from 1.6)."""
+
+
+def inherited_attributes(library_class: str) -> FrozenSet[str]:
+    """Attributes an object of a project subclass of ``library_class`` gets from the library's
+    ``__init__`` (when it runs): a ``DistributedSampler`` subclass has ``drop_last``."""
+    return DISTRIBUTED_SAMPLER_ATTRIBUTES if library_class in DISTRIBUTED_SAMPLER_CLASSES else frozenset()

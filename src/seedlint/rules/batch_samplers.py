@@ -24,7 +24,13 @@ from seedlint.analysis.objects import Instance
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.facts.model import Attr, Call, ModuleFacts, Name, Span
-from seedlint.knowledge.samplers import DISTRIBUTED_SAMPLER_ATTRIBUTES, INJECTED_SAMPLER
+from seedlint.knowledge.samplers import (
+    DISTRIBUTED_SAMPLER_ATTRIBUTES,
+    DISTRIBUTED_SAMPLER_CLASSES,
+    DISTRIBUTED_SAMPLER_PARAMETERS,
+    INJECTED_SAMPLER,
+    inherited_attributes,
+)
 from seedlint.rules.base import Rule, where
 
 LIGHTNING_TRIGGERS: Tuple[bytes, ...] = (b"batch_sampler", b"Trainer", b"LightningCLI")
@@ -142,7 +148,7 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
     name = ref.cls.name
     subclass = index.is_subclass(ref, BATCH_SAMPLER)
     init = index.method(ref, "__init__")
-    params = _signature(init) if init is not None else None
+    params = _signature(init) if init is not None else _library_signature(index.external_bases(ref))
     in_hook = built_in_hook(instance)
 
     def verdict(code: str, message: str, anchor: Optional[Span] = None, module: Optional[ModuleFacts] = None) -> Verdict:
@@ -165,7 +171,7 @@ def _judge(project, instance: Instance) -> Optional[Verdict]:
     if not recreated_from_arguments:
         if missing:
             return verdict("SDL101", _missing_attributes_message(project, ref.module, name, subclass, missing))
-        error = _bind_error(name, params, subclass)
+        error = _bind_error(_init_owner(init, index.external_bases(ref), name), params, subclass)
         if error is not None:
             return verdict("SDL101", (
                 f"under DDP Lightning re-creates `{name}` as `{name}(sampler, batch_size=..., drop_last=...)`, "
@@ -270,6 +276,22 @@ def _signature(init: FunctionRef) -> _Signature:
     )
 
 
+def _init_owner(init: Optional[FunctionRef], bases: List[str], name: str) -> str:
+    """The class whose ``__init__`` runs, as CPython names it in a TypeError."""
+    if init is not None:
+        return init.function.qualname.rsplit(".", 1)[0] if "." in init.function.qualname else name
+    library = next((base for base in bases if base in DISTRIBUTED_SAMPLER_CLASSES), None)
+    return library.rsplit(".", 1)[-1] if library is not None else name
+
+
+def _library_signature(bases: List[str]) -> Optional[_Signature]:
+    """The ``__init__`` a project class without its own inherits from a library sampler."""
+    if any(base in DISTRIBUTED_SAMPLER_CLASSES for base in bases):
+        names = DISTRIBUTED_SAMPLER_PARAMETERS
+        return _Signature(names, names, names[:1], names, False, False)
+    return None
+
+
 SAMPLER_SIGNATURE = _Signature(("data_source",), ("data_source",), (), ("data_source",), False, False)
 BATCH_SAMPLER_SIGNATURE = _Signature(
     ("sampler", "batch_size", "drop_last"), ("sampler", "batch_size", "drop_last"),
@@ -318,12 +340,13 @@ def _has_attribute(project, ref: ClassRef, attribute: str, subclass: bool) -> bo
                 return True
             if method.params and any(a.target == f"{method.params[0]}.{attribute}" for a in method.assigns):
                 return True
+    init = index.method(ref, "__init__")
+    library_runs = init is None or any(_is_super_init(call) for call in init.function.calls)
+    if library_runs and any(attribute in inherited_attributes(base) for base in index.external_bases(ref)):
+        return True  # a DistributedSampler subclass has ``drop_last`` from DistributedSampler.__init__
     if not subclass:
         return False
-    init = index.method(ref, "__init__")
-    if init is None:
-        return True
-    return any(_is_super_init(call) for call in init.function.calls)
+    return library_runs
 
 
 def _is_super_init(call: Call) -> bool:
