@@ -12,7 +12,7 @@ not followed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis.index import FunctionRef
@@ -101,6 +101,8 @@ class LibraryDraw:
     drawing: ExternalInstance
     """The first object inside it that draws."""
     entry: HeldRng
+    built_in_worker: bool = False
+    """The pipeline is built in worker code (drawing from the worker's copy of the RNG)."""
 
 
 @dataclass
@@ -191,9 +193,22 @@ class WorkerCode:
                 draws.extend(self._draws(current, call, callees, reseeded))
                 for callee in callees:
                     library_draws.extend(self._library_run(current, call, callee, libraries_reseeded, reseeded_if_forked))
+        in_workers = {item.frame.function.key for item in reached.values()}
+        library_draws = [
+            replace(d, built_in_worker=d.holder.site is not None and d.holder.site.frame.function.key in in_workers)
+            for d in library_draws if not self._made_fresh_in_workers(d, in_workers)
+        ]
         return WorkerRun(
             list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded, reseeded_if_forked
         )
+
+    def _made_fresh_in_workers(self, draw: LibraryDraw, in_workers: Set[tuple]) -> bool:
+        """The pipeline and the object in it that draws are built in worker code itself, by a
+        library whose objects each make their own generator: nothing is copied from the parent
+        (built with a constant ``seed=``, every call repeats itself, which is another bug)."""
+        if not draw.entry.fresh_per_object:
+            return False
+        return all(obj.site is not None and obj.site.frame.function.key in in_workers for obj in (draw.holder, draw.drawing))
 
     def _iterated(self, frame: Frame) -> List[Tuple[Instance, FunctionRef]]:
         """Project objects the function iterates (``for x in self.source``, ``iter(src)``,

@@ -17,7 +17,7 @@ Sources, per library (the versions checked):
   ``monai/data/utils.py`` (``worker_init_fn``, ``set_rnd``).
 - albumentations 1.4.21-2.0.8: ``core/composition.py``, ``core/transforms_interface.py``
   (``set_random_seed``: a ``default_rng`` and a ``random.Random`` per object, made at
-  construction, seeded or not). Up to 1.4.20 it draws with the global ``random`` (fine).
+  construction, seeded or not; unseeded, ``default_rng(None)`` takes fresh OS entropy). Up to 1.4.20 it draws with the global ``random`` (fine).
   albumentationsx from 2.3.1 rebuilds them in each worker from ``torch.initial_seed()``
   (``core/random_utils.py``); 2.0.9-2.3.0 only when ``seed`` is an int.
 """
@@ -82,6 +82,9 @@ class HeldRng:
     """How messages name the affected releases when the project declares none."""
     reseed_since: str = ""
     """The first library version that has the method ``reseed`` calls."""
+    fresh_per_object: bool = False
+    """An object built without a seed draws from a generator of its own, made from fresh OS
+    entropy: one built in worker code (inside ``__getitem__``) is no copy of the parent's."""
 
 
 IMGAUG = HeldRng(
@@ -149,6 +152,7 @@ ALBUMENTATIONS = HeldRng(
     fixed_seed_follows_workers=(("albumentationsx", ">=2.0.9"),),
     affected_releases="albumentations 1.4.21 to 2.0.8 and albumentationsx before 2.3.1 keep these generators",
     reseed_since="1.4.21",
+    fresh_per_object=True,
 )
 
 HELD_RNGS: Tuple[HeldRng, ...] = (IMGAUG, MONAI, ALBUMENTATIONS)

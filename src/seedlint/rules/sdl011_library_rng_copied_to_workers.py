@@ -45,6 +45,11 @@ class LibraryRngCopiedToWorkers(Rule):
     loader's one reseeds (`knowledge/library_worker_inits.py`, each with its source). A
     `worker_init_fn` from a library not listed there is assumed to reseed everything.
 
+    A pipeline built in worker code itself (inside `__getitem__`, or a method it calls) is no
+    copy for albumentations, whose objects each make their own generator from fresh entropy;
+    an imgaug augmenter or a MONAI transform built there still draws from the worker's copy of
+    the library's RNG, and the message says where it is built.
+
     A library's release range is what the project declares, narrowed by the APIs the program
     uses outside a feature check: `albumentations.augmentations.transforms.RandomRotate90`
     exists only before 1.0, so a program that reads it never runs on 1.4.21.
@@ -193,7 +198,11 @@ def _message(
     holder = draw.holder
     spelled = holder.site.call.func.dotted if isinstance(holder.site.call.func, Name) else class_name(holder.qualified)
     inner = "" if draw.drawing is holder else f" (its `{class_name(draw.drawing.qualified)}`)"
-    if draw.reached is not None:
+    if draw.built_in_worker:
+        site = holder.site
+        ran = (f"built in worker code (`{site.frame.function.function.qualname}`, {where(site.frame.module, site.call.span)}), "
+               f"where it draws from each worker's copy of that RNG,")
+    elif draw.reached is not None:
         ran = f"run in worker code (`{draw.reached.function.function.qualname}`, {where(draw.reached.function.module, draw.call.span)})"
     else:
         ran = f"run by `{dataset_name(instance)}` in each worker"
@@ -206,9 +215,10 @@ def _message(
     replaced += library_init
     if pickled is not None:
         replaced += f"; the workers start by '{pickled.name}' ({start_method_where(pickled)})"
+    origin = "" if draw.built_in_worker else "built once in the parent and "
     return (
         f"`{spelled}(...)`{inner} draws from {entry.rng}, which torch does not reseed in DataLoader workers: "
-        f"built once in the parent and {ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded at "
+        f"{origin}{ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded at "
         f"{where(loader.module, loader.call.span)}, {' and '.join(effects)}{replaced}; {entry.advice}"
     )
 
