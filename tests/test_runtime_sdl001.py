@@ -4,6 +4,7 @@ workers and epochs under torch < 1.9 seeding; its --fix output does not."""
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from runtime_support import duplicate_count, epochs_of_values, load_module
@@ -74,3 +75,29 @@ def test_worker_init_fn_given_a_seed_separates_workers(monkeypatch):
     loader = _partial_seeding_loader("clean_seed_partial_given_at_call_site", seed=7 + 100)
     first, _ = epochs_of_values(loader, monkeypatch=monkeypatch)
     assert duplicate_count(first) == 0
+
+
+def _spectrogram_loader(file_name: str):
+    root = FIXTURES / "module_augmentation_forward_draws"
+    sys.path.insert(0, str(root))
+    try:
+        module = load_module(root / file_name)
+    finally:
+        sys.path.pop(0)
+    return module.make_loader([np.zeros((4, 64), dtype=np.float32) + i + 1 for i in range(32)], workers=2)
+
+
+def test_module_augmentation_forward_repeats_across_workers(monkeypatch):
+    """An ``nn.Module`` augmentation's ``forward`` runs when the dataset calls the module: its
+    NumPy draws are worker draws (the masked span shows where the mask started)."""
+    first, second = epochs_of_values(_spectrogram_loader("train.py"), monkeypatch=monkeypatch)
+    starts = [[row.index(0.0) for row in epoch] for epoch in (first, second)]
+    assert starts[0][:16] == starts[0][16:], "the second worker's batch is masked where the first's is"
+    assert starts[0] == starts[1], "every epoch repeats them"
+
+
+def test_fixed_module_augmentation_draws_apart(monkeypatch):
+    first, second = epochs_of_values(_spectrogram_loader("train.fixed.py"), monkeypatch=monkeypatch)
+    first_starts = [row.index(0.0) for row in first]
+    assert first_starts[:16] != first_starts[16:]
+    assert first_starts != [row.index(0.0) for row in second]

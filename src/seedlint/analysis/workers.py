@@ -30,6 +30,7 @@ from seedlint.analysis.objects import (
 from seedlint.facts.model import EXCEPT, BinOp, Call, Const, Name, Subscript
 from seedlint.analysis.flow.shared import _inside
 from seedlint.knowledge import global_draws
+from seedlint.knowledge.library_hooks import called_hooks
 from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
 from seedlint.rng import (
     RNG_OBJECT,
@@ -312,7 +313,8 @@ class WorkerCode:
             return [self.flow.frame(obj.function, obj.receiver)]
         if isinstance(obj, Instance):
             frames = []
-            for name in CALLABLE_METHODS:
+            names = list(CALLABLE_METHODS) + [h for h in called_hooks(self.index.external_bases(obj.cls)) if h not in CALLABLE_METHODS]
+            for name in names:
                 method = self.index.method(obj.cls, name)
                 if method is not None:
                     frames.append(self.flow.method_frame(method, obj))

@@ -41,6 +41,8 @@ API_ERAS: Tuple[ApiEra, ...] = (
     ApiEra("torch.backends.mps", "torch", ">=1.12", "PyTorch 1.12 release notes: MPS backend"),
     ApiEra("torch.utils.data.DataLoader(persistent_workers=)", "torch", ">=1.7", "PyTorch 1.7 release notes: DataLoader persistent_workers"),
     ApiEra("torch.utils.data.DataLoader(prefetch_factor=)", "torch", ">=1.7", "PyTorch 1.7 release notes: DataLoader prefetch_factor"),
+    ApiEra("torchvision.transforms.v2", "torchvision", ">=0.15",
+           "torchvision 0.15 release notes: the transforms.v2 namespace (paired with torch 2.0)"),
     ApiEra("lightning.pytorch", "lightning", ">=1.8", "lightning 1.8.0.post1, the first release of the package, ships lightning.pytorch"),
     ApiEra("lightning.fabric", "lightning", ">=1.9", "lightning.fabric first ships in 1.9.0 (src/lightning/__init__.py at tag 1.9.0)"),
     ApiEra("lightning_fabric", "lightning-fabric", ">=1.9", "lightning-fabric's first release is 1.9.0"),

@@ -9,10 +9,11 @@ fix inserts at the top of a dataset method that calls the object held as ``self.
 Sources, per library (the versions checked):
 - imgaug 0.4.0: ``imgaug/random.py`` (``GLOBAL_RNG``, ``seed``), ``imgaug/augmenters/meta.py``
   (an augmenter built without ``seed`` holds the global generator itself; ``seed_`` gives it
-  and its children their own). ``imgaug.seed`` in a ``worker_init_fn`` reaches those under
+  and its children their own; ``to_deterministic`` draws the copy's seed from it with
+  ``derive_rng_``). ``imgaug.seed`` in a ``worker_init_fn`` reaches those under
   fork only; ``seed_`` on the held augmenter under every start method.
 - MONAI 1.6.1 (same in 0.8-1.3): ``monai/transforms/transform.py`` (``Randomizable.R``, a
-  class attribute), ``monai/transforms/compose.py`` (``set_random_state``),
+  class attribute; ``randomize()`` draws the transform's next parameters from it), ``monai/transforms/compose.py`` (``set_random_state``),
   ``monai/data/dataloader.py`` (its ``worker_init_fn`` unless the caller passes one),
   ``monai/data/utils.py`` (``worker_init_fn``, ``set_rnd``).
 - albumentations 1.4.21-2.0.8: ``core/composition.py``, ``core/transforms_interface.py``
@@ -101,7 +102,7 @@ IMGAUG = HeldRng(
     run_methods=frozenset({
         "augment", "augment_image", "augment_images", "augment_batch", "augment_batch_",
         "augment_batches", "augment_keypoints", "augment_bounding_boxes", "augment_segmentation_maps",
-        "augment_heatmaps", "augment_polygons",
+        "augment_heatmaps", "augment_polygons", "to_deterministic",
     }),
     reseeders=frozenset({"imgaug.seed", "imgaug.random.seed", "imgaug.imgaug.seed"}),
     reseed_methods=frozenset({"seed_", "reseed"}),
@@ -119,7 +120,7 @@ MONAI = HeldRng(
     random_names=("Rand", "OneOf", "SomeOf", "RandomOrder"),
     deterministic=frozenset(),
     containers=frozenset({"Compose"}),
-    run_methods=frozenset({"__call__"}),
+    run_methods=frozenset({"__call__", "randomize"}),
     reseeders=frozenset({
         "monai.data.utils.worker_init_fn", "monai.data.worker_init_fn",
         "monai.data.utils.set_rnd", "monai.data.set_rnd",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import List, Set, Tuple
 
 from seedlint import timing
+from seedlint.knowledge.library_hooks import called_hooks
 from seedlint.analysis import library
 from seedlint.analysis.objects import (
     NOTHING,
@@ -79,7 +80,11 @@ class QuestionsMixin:
                     found.append((self.callee_frame(target, site), target))
             elif isinstance(obj, Instance):
                 method = self.index.method(obj.cls, "__call__")
-                if method is not None:
+                methods = [method] if method is not None else [
+                    hook for hook in (self.index.method(obj.cls, name) for name in called_hooks(self.index.external_bases(obj.cls)))
+                    if hook is not None
+                ]
+                for method in methods:
                     target = FunctionObj(method, obj)
                     found.append((self.callee_frame(target, site), target))
         return found
