@@ -85,7 +85,8 @@ def diagnostics_lines(result, project: Path) -> List[str]:
     for d in result.diagnostics:
         relative = os.path.relpath(os.path.abspath(d.path), project).replace(os.sep, "/")
         severity = " warning" if d.severity == "warning" else ""
-        lines.append(f"{relative}:{d.line}:{d.column} {d.code}{severity}")
+        cell = f"cell {d.cell}:" if d.cell is not None else ""
+        lines.append(f"{relative}:{cell}{d.line}:{d.column} {d.code}{severity}")
     return lines
 
 

@@ -50,10 +50,11 @@ def test_a_notebook_is_checked_and_reported_by_cell(tmp_path):
     root = project(tmp_path)
     text = run("seedlint", "--no-cache", ".", cwd=root)
     assert text.returncode == 1
-    (line,) = [l for l in text.stdout.splitlines() if ": SDL" in l]
+    line, spawn = [l for l in text.stdout.splitlines() if ": SDL" in l]
     assert line.startswith("train.ipynb:cell 5:1:10: SDL001 ") and "train.ipynb:cell 3:9" in line
+    assert spawn.startswith("train.ipynb:cell 5:1:21: SDL012 warning: the dataset's class `Clouds` is defined in this notebook")
     document = json.loads(run("seedlint", "--no-cache", "--format", "json", ".", cwd=root).stdout)
-    (diagnostic,) = document["diagnostics"]
+    diagnostic, _ = document["diagnostics"]
     assert (diagnostic["cell"], diagnostic["line"], diagnostic["column"], diagnostic["fixable"]) == (5, 1, 10, False)
     assert [(r["cell"], r["line"]) for r in diagnostic["related"]] == [(3, 9), (5, 1)]
 
@@ -69,7 +70,7 @@ def test_fix_leaves_a_notebook_byte_for_byte(tmp_path):
 def test_noqa_in_a_cell(tmp_path):
     cells = list(CELLS)
     kind, source = cells[4]
-    cells[4] = (kind, [source[0].rstrip("\n") + "  # noqa: SDL001\n"] + source[1:])
+    cells[4] = (kind, [source[0].rstrip("\n") + "  # noqa: SDL001, SDL012\n"] + source[1:])
     root = project(tmp_path, notebook(cells))
     assert "All checks passed!" in run("seedlint", "--no-cache", ".", cwd=root).stdout
 

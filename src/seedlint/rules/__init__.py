@@ -14,6 +14,7 @@ from seedlint.rules.sdl008_identical_worker_streams_across_ranks import Identica
 from seedlint.rules.sdl009_distributed_sampler_without_set_epoch import DistributedSamplerWithoutSetEpoch
 from seedlint.rules.sdl010_persistent_workers_stale_dataset import PersistentWorkersStaleDataset
 from seedlint.rules.sdl011_library_rng_copied_to_workers import LibraryRngCopiedToWorkers
+from seedlint.rules.sdl012_notebook_worker_code_under_spawn import NotebookWorkerCodeUnderSpawn
 from seedlint.rules.sdl101_batch_sampler_not_reinstantiable import BatchSamplerNotReinstantiable
 from seedlint.rules.sdl102_batch_sampler_without_sampler_arg import BatchSamplerWithoutSamplerArg
 from seedlint.rules.sdl103_replace_sampler_ddp_removed import ReplaceSamplerDdpRemoved
@@ -35,6 +36,7 @@ RULES: Tuple[Rule, ...] = (
     DistributedSamplerWithoutSetEpoch(),
     PersistentWorkersStaleDataset(),
     LibraryRngCopiedToWorkers(),
+    NotebookWorkerCodeUnderSpawn(),
     BatchSamplerNotReinstantiable(),
     BatchSamplerWithoutSamplerArg(),
     ReplaceSamplerDdpRemoved(),

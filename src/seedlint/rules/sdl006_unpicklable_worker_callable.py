@@ -11,6 +11,7 @@ from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
 from seedlint.rules.base import Project, Rule, add_related, start_method_where
+from seedlint.rules.pickling import where_workers_pickle
 from seedlint.versions import between, range_of
 
 FIX_KIND = "hoist-lambda"
@@ -104,10 +105,10 @@ class UnpicklableWorkerCallable(Rule):
                 if method.name == "fork":
                     continue
                 error = method.name in PICKLING_METHODS
-                if not error and _where_workers_pickle(project, loader, frame) is None:
+                if not error and where_workers_pickle(project, loader, frame) is None:
                     continue
                 for problem, role in self._problems(project, loader, frame):
-                    where = None if error else _where_workers_pickle(project, loader, frame, problem.module.path)
+                    where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
                     if not error and where is None:
                         continue
                     diagnostic = self._diagnostic(project, problem, role, method, error, where)
@@ -150,27 +151,6 @@ class UnpicklableWorkerCallable(Rule):
             message = f"{subject} is {problem.what}, which cannot be pickled: {where} starting the workers raises {raised}"
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if problem.fixable else None
         return self.report(problem.module, problem.span, message, fix, "error" if error else "warning")
-
-
-def _where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, defined_in: Optional[str] = None) -> Optional[str]:
-    """Where this loader's workers may start by pickling when the code sets no start method
-    (the message's condition), or None where that cannot happen: a Linux-only program (the
-    loader's, its caller's, or that of the module that defines the callable) on Pythons
-    before 3.14 always forks."""
-    python = project.settings_for(loader.module.path).python_version
-    forkserver = python.may_be_at_least("3.14")
-    paths = [frame.module.path, loader.module.path] + ([defined_in] if defined_in else [])
-    linux = next(filter(None, (project.linux_only(path) for path in paths)), None)
-    if linux is None and forkserver:
-        return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
-    if linux is None:
-        return (
-            f"under the spawn start method (the default on Windows and macOS; Linux forks on the Pythons "
-            f"this project runs on, {python.describe()})"
-        )
-    if forkserver:
-        return f"under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: {linux})"
-    return None
 
 
 def _exception(project: Project, problem: Unpicklable, forkserver_only: bool = False) -> str:

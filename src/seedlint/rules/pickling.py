@@ -1,0 +1,31 @@
+"""Where a loader's workers may start by pickling what they run (spawn or forkserver) when
+the code sets no start method: the condition SDL006 and SDL012 state in their messages."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.objects import Frame
+from seedlint.rules.base import Project
+
+
+def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, defined_in: Optional[str] = None) -> Optional[str]:
+    """Where this loader's workers may start by pickling when the code sets no start method
+    (the message's condition), or None where that cannot happen: a Linux-only program (the
+    loader's, its caller's, or that of the module that defines the callable) on Pythons
+    before 3.14 always forks."""
+    python = project.settings_for(loader.module.path).python_version
+    forkserver = python.may_be_at_least("3.14")
+    paths = [frame.module.path, loader.module.path] + ([defined_in] if defined_in else [])
+    linux = next(filter(None, (project.linux_only(path) for path in paths)), None)
+    if linux is None and forkserver:
+        return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
+    if linux is None:
+        return (
+            f"under the spawn start method (the default on Windows and macOS; Linux forks on the Pythons "
+            f"this project runs on, {python.describe()})"
+        )
+    if forkserver:
+        return f"under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: {linux})"
+    return None
