@@ -1,13 +1,16 @@
 """Notebooks as ruff checks them: found by default, code cells joined (IPython magics and
 cell magics left out, markdown ignored), findings and the places they name reported as
-``nb.ipynb:cell N:line:col``, ``# noqa`` honoured in a cell; ``--fix`` leaves a notebook
-byte for byte; a notebook of another language is skipped and broken JSON is an error."""
+``nb.ipynb:cell N:line:col``, ``# noqa`` honoured in a cell; ``--fix`` writes back into the
+cells and keeps every other byte; a notebook of another language is skipped and broken JSON
+is an error."""
 
 from __future__ import annotations
 
 import json
 
 from ecosystem_support import run
+from seedlint.notebook_writer import _source_spans, written_back
+from seedlint.notebooks import read_notebook
 
 CELLS = [
     ("markdown", ["# Augmented point clouds\n", "Training notebook."]),
@@ -59,12 +62,72 @@ def test_a_notebook_is_checked_and_reported_by_cell(tmp_path):
     assert [(r["cell"], r["line"]) for r in diagnostic["related"]] == [(3, 9), (5, 1)]
 
 
-def test_fix_leaves_a_notebook_byte_for_byte(tmp_path):
+def test_fix_leaves_a_notebook_that_may_spawn_as_it_is(tmp_path):
+    """SDL001's fix would define `seed_worker` in the notebook, which workers started by spawn
+    (the default on macOS and Windows) cannot import: no fix is offered there."""
     root = project(tmp_path)
     before = (root / "train.ipynb").read_bytes()
     fixed = run("seedlint", "--no-cache", "--fix", ".", cwd=root)
     assert fixed.returncode == 1 and "train.ipynb:cell 5:1:10: SDL001" in fixed.stdout
     assert (root / "train.ipynb").read_bytes() == before
+
+
+def linux_only_project(tmp_path, text=None):
+    """The notebook of a project that installs only in a Linux container: its workers fork."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "Dockerfile").write_text("FROM python:3.8-slim\nRUN pip install torch==1.8.1 numpy\n")
+    (root / "train.ipynb").write_text(text if text is not None else notebook())
+    return root
+
+
+def with_outputs() -> str:
+    """The notebook as Jupyter leaves it: outputs, execution counts, metadata, non-ASCII text."""
+    document = json.loads(notebook())
+    document["cells"][0]["source"].append("Données augmentées — 3 canaux")
+    document["cells"][4]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["epoch 0\n", "epoch 1\n"]}]
+    document["cells"][4]["execution_count"] = 7
+    document["cells"][2]["metadata"] = {"collapsed": True, "tags": ["data"]}
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def _outside_sources(text: str) -> list:
+    spans = _source_spans(text)
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        position = end
+    return pieces + [text[position:]]
+
+
+def test_fix_writes_back_into_the_cells_and_keeps_every_other_byte(tmp_path):
+    root = linux_only_project(tmp_path, with_outputs())
+    before = (root / "train.ipynb").read_text(encoding="utf-8")
+    diff = run("seedlint", "--no-cache", "--diff", ".", cwd=root)
+    assert diff.returncode == 1 and '+    "def seed_worker(worker_id):\\n",' in diff.stdout
+    assert "Would fix 1 problem" in diff.stderr
+    fixed = run("seedlint", "--no-cache", "--fix", ".", cwd=root)
+    assert fixed.returncode == 0 and "Fixed 1 problem." in fixed.stdout, fixed.stdout + fixed.stderr
+    after = (root / "train.ipynb").read_text(encoding="utf-8")
+    assert _outside_sources(after) == _outside_sources(before)  # outputs, metadata, layout: byte for byte
+    cells = json.loads(after)["cells"]
+    assert cells[1]["source"][:2] == ["%matplotlib inline\n", "!pip install -q trimesh\n"]
+    assert "def seed_worker(worker_id):\n" in cells[1]["source"]
+    assert cells[3]["source"] == ["%%time\n", "print('timing')"]
+    assert "worker_init_fn=seed_worker" in "".join(cells[4]["source"])
+    compile(read_notebook(after).text, "train.ipynb", "exec")
+    again = run("seedlint", "--no-cache", "--fix", ".", cwd=root)
+    assert again.returncode == 0 and (root / "train.ipynb").read_text(encoding="utf-8") == after
+
+
+def test_an_edit_across_two_cells_is_not_written_back():
+    original = notebook()
+    cells = read_notebook(original)
+    lines = cells.text.split("\n")
+    joined_end = cells.starts[2] - 2  # the blank line between the 2nd and 3rd code cells
+    edited = lines[:joined_end - 1] + ["x = 1"] + lines[joined_end + 1:]
+    assert written_back(original, cells, "\n".join(edited)) is None
+    assert written_back(original, cells, cells.text) == original
 
 
 def test_noqa_in_a_cell(tmp_path):

@@ -17,6 +17,7 @@ from seedlint.cache import DiskCache
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.engine import Engine, Result
+from seedlint.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from seedlint.source import ChangedOnDisk, InputError, SourceFile, read_source, write_atomically
 
 
@@ -101,6 +102,8 @@ def fix_preview(settings: Settings) -> Callable[[Diagnostic], Optional[Tuple[str
         if fix_ is None or not (fix_.safe or settings.unsafe_fixes):
             return None
         absolute = os.path.abspath(fix_.path)
+        if absolute.endswith(NOTEBOOK_SUFFIX):
+            return None  # its edits are to the notebook's JSON, not line edits of its code
         shown = diagnostic.path if absolute == os.path.abspath(diagnostic.path) else os.path.relpath(absolute)
         source = read_source(absolute)
         if isinstance(source, InputError):

@@ -24,6 +24,7 @@ from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover
 from seedlint import timing
+from seedlint.notebook_writer import written_back
 from seedlint.notebooks import SUFFIX as NOTEBOOK_SUFFIX, Notebook, in_notebooks, read_notebook
 from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
 
@@ -393,12 +394,18 @@ class Engine:
         applied_codes: Dict[str, Dict[str, int]] = {}
         result = self._analyse(targets, overrides)
         broken = {e.path for e in result.errors}
+        notebook_json: Dict[str, str] = {}
+        """The fixed JSON text of each notebook a fix edits."""
+        unplaceable: Set[str] = set()
+        """Notebooks with an edit that falls outside any one cell: left as they are."""
         for _ in range(MAX_FIX_ROUNDS):
             by_file: Dict[str, list] = {}
             codes_by_file: Dict[str, list] = {}
             for diagnostic in result.diagnostics:
                 fix = diagnostic.fix
                 if fix is None or not (fix.safe or self.settings.unsafe_fixes) or os.path.abspath(fix.path) not in writable:
+                    continue
+                if os.path.abspath(fix.path) in unplaceable:
                     continue
                 by_file.setdefault(os.path.abspath(fix.path), []).append(fix)
                 codes_by_file.setdefault(os.path.abspath(fix.path), []).append((fix, diagnostic.code))
@@ -422,6 +429,11 @@ class Engine:
                     result.errors.append(InputError(shown, f"internal error while fixing, file left unchanged: {error!r}"))
                     overrides.pop(absolute, None)
                     continue
+                if new != text and absolute in self._notebooks:
+                    new = self._into_notebook(absolute, original, new, notebook_json)
+                    if new is None:
+                        unplaceable.add(absolute)
+                        continue
                 if new != text:
                     overrides[absolute] = new
                     kind = sorted(f.kind for f in fixes)[0]
@@ -441,11 +453,29 @@ class Engine:
             if shown in broken:
                 continue
             original = self._sources[absolute]
-            if text != original.text:
+            if absolute in notebook_json and absolute not in unplaceable:
+                as_json = SourceFile(original.path, original.raw.decode(original.encoding), original.encoding, original.raw)
+                result.new_text[shown] = (as_json, notebook_json[absolute])
+            elif text != original.text and absolute not in self._notebooks:
                 result.new_text[shown] = (original, text)
         result.fixed = {k: v for k, v in applied.items() if k in result.new_text}
         result.fixed_codes = {k: v for k, v in applied_codes.items() if k in result.new_text}
         return restricted(result, given) if len(targets) > len(given) else result
+
+    def _into_notebook(self, absolute: str, original: SourceFile, fixed: str, notebook_json: Dict[str, str]) -> Optional[str]:
+        """Write the fixed module back into the notebook's cells: its code as the next round
+        analyses it (the notebook re-read, so cells map to the new lines), or None when an
+        edit does not fall inside one cell."""
+        raw = notebook_json.get(absolute) or original.raw.decode(original.encoding)
+        written = written_back(raw, self._notebooks[absolute], fixed)
+        if written is None:
+            return None
+        notebook = read_notebook(written)
+        if notebook is None:
+            return None
+        notebook_json[absolute] = written
+        self._notebooks[absolute] = notebook
+        return notebook.text
 
     def check_source(self, path: str, text: str, tree: Optional[ast.AST] = None) -> Result:
         """Check one file whose text (and, when the caller has it, stdlib syntax tree) is

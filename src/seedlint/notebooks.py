@@ -51,8 +51,8 @@ class Notebook:
 
 def in_notebooks(diagnostic: Diagnostic, anchor: Optional[Notebook], notebooks) -> Diagnostic:
     """The finding as notebooks show it: an anchor or related place in a notebook gets its
-    cell and lines within that cell. ``--fix`` does not edit notebooks: a finding anchored
-    in one carries no fix."""
+    cell and lines within that cell. Its fix still edits the joined module (``--fix`` writes
+    the result back into the cells: ``notebook_writer``)."""
     evidence = tuple(
         replace(e, cell=cell, span=span) if e.path in notebooks else e
         for e in diagnostic.evidence
@@ -61,7 +61,7 @@ def in_notebooks(diagnostic: Diagnostic, anchor: Optional[Notebook], notebooks) 
     if anchor is None:
         return replace(diagnostic, evidence=evidence)
     cell, span = anchor.cell_span(diagnostic.span)
-    return replace(diagnostic, span=span, cell=cell, fix=None, evidence=evidence)
+    return replace(diagnostic, span=span, cell=cell, evidence=evidence)
 
 
 def cell_where(cells: Tuple[Tuple[int, int], ...], line: int) -> str:

@@ -7,6 +7,7 @@ from typing import Optional
 
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame
+from seedlint.analysis.start_methods import PICKLING_METHODS
 from seedlint.rules.base import Project
 
 
@@ -29,3 +30,12 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
     if forkserver:
         return f"under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: {linux})"
     return None
+
+
+def may_start_by_pickling(project: Project, loader: LoaderCall, frame: Frame) -> bool:
+    """The loader's workers may start by spawn or forkserver: set so in the code, or the
+    default somewhere the program may run."""
+    method = project.start_methods.of(loader, frame)
+    if method.name == "fork":
+        return False
+    return method.name in PICKLING_METHODS or where_workers_pickle(project, loader, frame) is not None

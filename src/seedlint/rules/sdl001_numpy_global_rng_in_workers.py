@@ -13,6 +13,7 @@ from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
+from seedlint.rules.pickling import may_start_by_pickling
 from seedlint.rules.base import Project, Rule, built, built_in, chosen, dataset_name, where
 
 FIX_KIND = "add-worker-init-fn"
@@ -81,7 +82,9 @@ class NumpyGlobalRngInWorkers(Rule):
     reports. A loader that already passes a `worker_init_fn` which never seeds NumPy is
     reported without a fix: seed NumPy inside that function. A `worker_init_fn` that seeds
     NumPy only under `isinstance(get_worker_info().dataset, Other)` does not seed it for a
-    dataset that is certainly not an `Other`, and is reported the same way.
+    dataset that is certainly not an `Other`, and is reported the same way. In a notebook the
+    fix is written into its cells, and offered only where the workers fork: a `seed_worker`
+    the notebook defines is something workers started by spawn cannot import (SDL012).
     """
 
     code = "SDL001"
@@ -136,6 +139,8 @@ class NumpyGlobalRngInWorkers(Rule):
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
         takes_it = loader.positional or project.loaders.accepts_keyword(loader, "worker_init_fn")
         fixable = no_init and written and takes_it and not loader.arguments_unknown
+        if loader.module.cells and may_start_by_pickling(project, loader, frame):
+            fixable = False  # a seed_worker the notebook defines is one more thing spawned workers cannot import
         fix = None
         if fixable:
             reused = _correct_seeder_in_module(project, loader, frame)

@@ -82,7 +82,8 @@ class UnpicklableWorkerCallable(Rule):
     module-level `def` named after its role (`collate_batch`, `init_worker`, with a suffix when
     the name is taken), placed after the imports; a module-level `name = lambda ...` becomes
     `def name(...)`. Behaviour is unchanged except that it can be pickled. Lambdas that close
-    over local names, nested functions and nested classes are reported without a fix.
+    over local names, nested functions and nested classes are reported without a fix, and so
+    is a lambda in a notebook: hoisted there, workers started by spawn still cannot import it.
     """
 
     code = "SDL006"
@@ -149,7 +150,9 @@ class UnpicklableWorkerCallable(Rule):
             )
         else:
             message = f"{subject} is {problem.what}, which cannot be pickled: {where} starting the workers raises {raised}"
-        fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if problem.fixable else None
+        # Hoisted into a notebook, the function would still be unimportable by spawned workers (SDL012).
+        fixable = problem.fixable and not problem.module.cells
+        fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if fixable else None
         return self.report(problem.module, problem.span, message, fix, "error" if error else "warning")
 
 
