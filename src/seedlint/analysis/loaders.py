@@ -35,6 +35,8 @@ from seedlint.analysis.objects import (
     ordered,
 )
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, ModuleFacts, Name, Value
+from seedlint.analysis.library_loops import loop_argument, loop_of
+from seedlint.knowledge.library_loaders import library_loop
 from seedlint.knowledge.library_rngs import LIBRARY_LOADERS
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -153,6 +155,10 @@ class Loaders:
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
                     found.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call)))
+                    continue
+                loop = loop_of(self.flow, module, function, call)
+                if loop is not None:
+                    found.append(LoaderCall(module, function, call, False, library=sorted(loop.classes)[0]))
         found.extend(self._initialisers_of_unbuilt_subclasses())
         return found
 
@@ -287,6 +293,11 @@ class Loaders:
         return found
 
     def _argument(self, loader: LoaderCall, name: str, frame: Frame) -> Argument:
+        loop = library_loop(loader.library)
+        if loop is not None:
+            keyword = loop.parameters.get(name)
+            written = loader.call.argument(*keyword) if keyword is not None else None
+            return Argument(loop_argument(self.flow, loop, loader.call, name, frame, DEFAULTS.get(name)), written)
         explicit = loader.argument(name)
         if not loader.positional and explicit is None:
             through = self._through_subclass(loader, frame)

@@ -10,6 +10,7 @@ from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Evidence, Fix
 from seedlint.facts.model import ModuleFacts, Span
+from seedlint.knowledge.library_loaders import library_loop
 from seedlint.notebooks import cell_where
 
 
@@ -81,6 +82,14 @@ def start_method_where(method: StartMethod) -> str:
         return method.setter
     joint = ", " if method.setter.startswith("multiprocessing_context") else " at "
     return f"{method.setter}{joint}{where(method.module, method.span)}"
+
+
+def loaded_at(loader) -> str:
+    """``at train.py:40``, or for a loader a library's training loop builds, ``by the Hugging
+    Face Trainer's DataLoader (train.py:40)``."""
+    loop = library_loop(loader.library)
+    place = where(loader.module, loader.call.span)
+    return f"by {loop.spelled} ({place})" if loop is not None else f"at {place}"
 
 
 def built(instance, loader=None) -> str:

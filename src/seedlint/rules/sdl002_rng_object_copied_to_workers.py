@@ -12,7 +12,7 @@ from seedlint.analysis.workers import Draw, WorkerRun
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, Const, DictDisplay, IfExp, ModuleFacts, Name, Seq, Span, Value
 from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS
-from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, where
+from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, loaded_at, where
 
 FIX_KIND = "reseed-rng-object"
 KIND_LABELS = {
@@ -137,7 +137,7 @@ class RngObjectCopiedToWorkers(Rule):
         message = (
             f"{KIND_LABELS[creation.kind]} `{creation.held}` is created once and drawn from in DataLoader workers "
             f"(`{first.spelled}` in `{function.function.qualname}`, {where(function.module, first.call.span)}, reached "
-            f"from `{dataset_name(dataset)}`{built(dataset, loader)} loaded at {where(loader.module, loader.call.span)}): "
+            f"from `{dataset_name(dataset)}`{built(dataset, loader)} loaded {loaded_at(loader)}): "
             "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
             "epoch repeats them"
         )

@@ -12,7 +12,7 @@ from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const, Name
 from seedlint.knowledge.library_rngs import HeldRng, class_name
 from seedlint.knowledge.library_worker_inits import library_worker_init
-from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, start_method_where, where
+from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, loaded_at, start_method_where, where
 from seedlint.versions import range_from_specifiers
 
 FIX_KIND = "reseed-rng-object"
@@ -218,8 +218,8 @@ def _message(
     origin = "" if draw.built_in_worker else "built once in the parent and "
     return (
         f"`{spelled}(...)`{inner} draws from {entry.rng}, which torch does not reseed in DataLoader workers: "
-        f"{origin}{ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded at "
-        f"{where(loader.module, loader.call.span)}, {' and '.join(effects)}{replaced}; {entry.advice}"
+        f"{origin}{ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded "
+        f"{loaded_at(loader)}, {' and '.join(effects)}{replaced}; {entry.advice}"
     )
 
 
