@@ -70,7 +70,7 @@ def test_a_terminal_gets_full(tmp_path):
 
 def test_full_frames_a_notebook_cell(tmp_path):
     root = notebook_project(tmp_path)
-    shown = run("seedlint", "--no-cache", "--output-format", "full", ".", cwd=root).stdout
+    shown = run("seedlint", "--no-cache", "--output-format", "full", "--select", "SDL001", ".", cwd=root).stdout
     assert shown.startswith("train.ipynb:cell 5:1:10: SDL001 DataLoader workers draw from NumPy's global RNG but no")
     assert "1 | loader = DataLoader(Clouds(512), batch_size=32, shuffle=True, num_workers=4)" in shown
     assert "  |          ^^^^^^^^^^^" in shown

@@ -53,11 +53,11 @@ def test_a_notebook_is_checked_and_reported_by_cell(tmp_path):
     root = project(tmp_path)
     text = run("seedlint", "--no-cache", ".", cwd=root)
     assert text.returncode == 1
-    line, spawn = [l for l in text.stdout.splitlines() if ": SDL" in l]
+    spawn, line = [l for l in text.stdout.splitlines() if ": SDL" in l]
     assert line.startswith("train.ipynb:cell 5:1:10: SDL001 ") and "train.ipynb:cell 3:9" in line
-    assert spawn.startswith("train.ipynb:cell 5:1:21: SDL012 warning: the dataset's class `Clouds` is defined in this notebook")
+    assert spawn.startswith("train.ipynb:cell 3:1:1: SDL012 warning: `Clouds`, the dataset's class, is defined in this notebook")
     document = json.loads(run("seedlint", "--no-cache", "--format", "json", ".", cwd=root).stdout)
-    diagnostic, _ = document["diagnostics"]
+    _, diagnostic = document["diagnostics"]
     assert (diagnostic["cell"], diagnostic["line"], diagnostic["column"], diagnostic["fixable"]) == (5, 1, 10, False)
     assert [(r["cell"], r["line"]) for r in diagnostic["related"]] == [(3, 9), (5, 1)]
 
@@ -133,7 +133,9 @@ def test_an_edit_across_two_cells_is_not_written_back():
 def test_noqa_in_a_cell(tmp_path):
     cells = list(CELLS)
     kind, source = cells[4]
-    cells[4] = (kind, [source[0].rstrip("\n") + "  # noqa: SDL001, SDL012\n"] + source[1:])
+    cells[4] = (kind, [source[0].rstrip("\n") + "  # noqa: SDL001\n"] + source[1:])
+    kind, source = cells[2]
+    cells[2] = (kind, [source[0].rstrip("\n") + "  # noqa: SDL012\n"] + source[1:])
     root = project(tmp_path, notebook(cells))
     assert "All checks passed!" in run("seedlint", "--no-cache", ".", cwd=root).stdout
 

@@ -357,6 +357,8 @@ class Seeds:
                 return Origin(EPOCH, raw=True)
             if attribute == "id":
                 return fixed(WORKER_ID)
+            if attribute == "dataset":
+                return fixed(CONFIG)  # the worker's copy of a dataset built in the main process, as ``self``
             return UNKNOWN_ORIGIN
         if base.kind == FIXED:
             return fixed(*(base.parts | ({RANK} if spells_rank(attribute) else set())))

@@ -188,6 +188,9 @@ class WorkerCode:
                 callees = ordered(self.flow.callee_objects(call, frame))
                 for callee_frame, _ in self.flow.callee_frames(call, frame):
                     add(callee_frame, current, call)
+                for callee in callees:
+                    for hook_frame in self._library_call_hooks(callee):
+                        add(hook_frame, current, call)
                 for held in self._held(call, frame, callees):
                     for held_frame in self._frames_of(held):
                         add(held_frame, current, call)
@@ -307,6 +310,15 @@ class WorkerCode:
             elif isinstance(callee, External) and callee.qualified in HIGHER_ORDER:
                 found |= self.flow.held_callables(call, frame)
         return ordered(found)
+
+    def _library_call_hooks(self, callee: Obj) -> List[Frame]:
+        """Calling an object whose class has no ``__call__`` of its own runs the methods its
+        library base's ``__call__`` runs (``nn.Module``: ``forward``): worker code only, the
+        value flow does not evaluate them."""
+        if not isinstance(callee, Instance) or self.index.method(callee.cls, "__call__") is not None:
+            return []
+        hooks = called_hooks(self.index.external_bases(callee.cls))
+        return [self.flow.method_frame(method, callee) for method in (self.index.method(callee.cls, n) for n in hooks) if method is not None]
 
     def _frames_of(self, obj: Obj) -> List[Frame]:
         if isinstance(obj, FunctionObj):

@@ -8,8 +8,8 @@ from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.diagnostics import Diagnostic
-from seedlint.facts.model import Call, ModuleFacts, Name, Span
-from seedlint.rules.base import Project, Rule, add_related, start_method_where
+from seedlint.facts.model import ModuleFacts, Span
+from seedlint.rules.base import Project, Rule, add_related, loaded_at, start_method_where
 from seedlint.rules.pickling import where_workers_pickle
 
 ROLES = ("worker_init_fn", "collate_fn")
@@ -92,7 +92,7 @@ class NotebookWorkerCodeUnderSpawn(Rule):
                 for module, span, name, role in self._defined_in_notebooks(project, loader, frame):
                     key = (module.path, span.line, span.col)
                     if key not in found:
-                        found[key] = self._diagnostic(module, span, name, role, method, error, where)
+                        found[key] = self._diagnostic(module, span, name, role, loader, method, error, where)
                     add_related(found[key], (loader.module, frame.module))
         yield from found.values()
 
@@ -106,22 +106,22 @@ class NotebookWorkerCodeUnderSpawn(Rule):
                 if isinstance(value, FunctionObj) and _notebook_top_level(value.function.module, value.function.function.qualname):
                     function = value.function.function
                     yield value.function.module, function.span, function.name, role
-        dataset = loader.argument("dataset")
-        span = dataset.span if isinstance(dataset, (Name, Call)) else loader.call.span
         for instance in project.loaders.project_datasets(loader, frame):
             cls = instance.cls
             if _notebook_top_level(cls.module, cls.cls.qualname):
-                yield loader.module, span, cls.cls.name, "dataset"
+                yield cls.module, cls.cls.span, cls.cls.name, "dataset"
 
     def _diagnostic(
-        self, module: ModuleFacts, span: Span, name: str, role: str, method: StartMethod, error: bool, where: Optional[str]
+        self, module: ModuleFacts, span: Span, name: str, role: str, loader: LoaderCall, method: StartMethod, error: bool,
+        where: Optional[str],
     ) -> Diagnostic:
-        subject = f"the dataset's class `{name}`" if role == "dataset" else f"`{role}` `{name}`"
+        subject = f"`{name}`, the dataset's class," if role == "dataset" else f"`{name}`, the `{role}`,"
         condition = (
             f"with the '{method.name}' start method ({start_method_where(method)})" if error else where
         )
         message = (
-            f"{subject} is defined in this notebook, and worker processes cannot import a notebook's `__main__`: "
+            f"{subject} is defined in this notebook, and the workers of the DataLoader {loaded_at(loader)} cannot "
+            f"import a notebook's `__main__`: "
             f"{condition} every worker fails with `AttributeError: Can't get attribute '{name}' on "
             f"<module '__main__' (built-in)>` and the loader raises `RuntimeError: DataLoader worker "
             f"(pid ...) exited unexpectedly`; move `{name}` into a .py module next to the notebook and import it"

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import List, Set, Tuple
 
 from seedlint import timing
-from seedlint.knowledge.library_hooks import called_hooks
 from seedlint.analysis import library
 from seedlint.analysis.objects import (
     NOTHING,
@@ -80,11 +79,7 @@ class QuestionsMixin:
                     found.append((self.callee_frame(target, site), target))
             elif isinstance(obj, Instance):
                 method = self.index.method(obj.cls, "__call__")
-                methods = [method] if method is not None else [
-                    hook for hook in (self.index.method(obj.cls, name) for name in called_hooks(self.index.external_bases(obj.cls)))
-                    if hook is not None
-                ]
-                for method in methods:
+                if method is not None:
                     target = FunctionObj(method, obj)
                     found.append((self.callee_frame(target, site), target))
         return found
@@ -136,10 +131,19 @@ class QuestionsMixin:
             if isinstance(obj, (FunctionObj, Instance)):
                 found.add(obj)
             elif isinstance(obj, (SeqObj, DictObj)):
-                entries = obj.entries if isinstance(obj, SeqObj) else self.dict_entries(obj)
-                for entry in entries:
-                    inner = self.eval(entry.value, entry.frame)
-                    found |= self._callables_within(self.elements(inner) if entry.spread else inner, depth + 1)
+                # A container is read once, however many paths reach it (a model's layer lists
+                # share their sub-lists): without this, nested structures cost exponential time.
+                key = ("within", obj.key)
+                known = self._eval.get(key)
+                if known is None:
+                    self._eval[key] = NOTHING
+                    inner_found: Set[Obj] = set()
+                    entries = obj.entries if isinstance(obj, SeqObj) else self.dict_entries(obj)
+                    for entry in entries:
+                        inner = self.eval(entry.value, entry.frame)
+                        inner_found |= self._callables_within(self.elements(inner) if entry.spread else inner, depth + 1)
+                    known = self._eval[key] = frozenset(inner_found)
+                found |= known
             elif isinstance(obj, ExternalInstance):
                 found |= self.held_callables(obj.site.call, obj.site.frame, depth + 1)
         return frozenset(found)
