@@ -69,3 +69,18 @@ def run(command: str, *args: str, cwd: Path, env: Optional[dict] = None, **kwarg
     return subprocess.run(
         [str(BIN / command), *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=300, **kwargs
     )
+
+
+def read_terminal(leader: int) -> bytes:
+    """Everything written to a pseudo-terminal until its other end is closed (then closes it)."""
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return shown

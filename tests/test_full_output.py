@@ -10,7 +10,7 @@ import pty
 import subprocess
 import sys
 
-from ecosystem_support import TRAIN_DIAGNOSTIC, run, write_project
+from ecosystem_support import TRAIN_DIAGNOSTIC, read_terminal, run, write_project
 from seedlint.report.headline import headline
 from test_notebooks import project as notebook_project
 
@@ -54,16 +54,7 @@ def test_a_terminal_gets_full(tmp_path):
                                env=dict(environment, NO_COLOR="1"), stdout=follower, stderr=subprocess.DEVNULL)
     process.wait(timeout=300)
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     assert process.returncode == 1
     assert shown.replace(b"\r\n", b"\n").decode().startswith(FULL)
 

@@ -9,7 +9,7 @@ import pty
 import subprocess
 import sys
 
-from ecosystem_support import run, write_project
+from ecosystem_support import read_terminal, run, write_project
 
 
 def test_progress_on_a_terminal_and_nothing_when_piped(tmp_path):
@@ -22,16 +22,7 @@ def test_progress_on_a_terminal_and_nothing_when_piped(tmp_path):
     )
     out, _ = process.communicate(timeout=300)
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     assert process.returncode == 1 and b"SDL001" in out
     assert b"seedlint: rule SDL001 (1 of " in shown and shown.endswith(b"\r\x1b[K")
     piped = run("seedlint", "--no-cache", ".", cwd=project, env={"SEEDLINT_PROGRESS_AFTER": "0"})

@@ -24,6 +24,16 @@ FRAMES = [np.zeros((4, 4), dtype=np.float32)] * 8
 """Equal inputs: any difference between samples is the transforms' randomness."""
 
 
+def _imported(names, tmp_path, monkeypatch):
+    """The fixture files as modules spawned workers can import (removed afterwards)."""
+    for module, source in names.items():
+        shutil.copy(FIXTURES / source, tmp_path / f"{module}.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield {name: importlib.import_module(name) for name in names}
+    for name in names:
+        sys.modules.pop(name, None)
+
+
 @pytest.fixture
 def fixture_modules(tmp_path, monkeypatch):
     """The flagged and fixed project dataset, and the MONAI-loader fixtures, as modules
@@ -38,12 +48,7 @@ def fixture_modules(tmp_path, monkeypatch):
         "sdl011_plain_loader_fixed": "monai_pipeline_module/train.fixed.py",
         "transforms": "monai_pipeline_module/transforms.py",
     }
-    for module, source in names.items():
-        shutil.copy(FIXTURES / source, tmp_path / f"{module}.py")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield {name: importlib.import_module(name) for name in names}
-    for name in names:
-        sys.modules.pop(name, None)
+    yield from _imported(names, tmp_path, monkeypatch)
 
 
 CONTEXTS = ["fork", "spawn"]
@@ -128,12 +133,7 @@ def lightning_modules(tmp_path, monkeypatch):
         "sdl011_lightning_init": "monai_pipeline_under_lightning_worker_init.py",
         "sdl011_lightning_init_fixed": "monai_pipeline_under_lightning_worker_init.fixed.py",
     }
-    for module, source in names.items():
-        shutil.copy(FIXTURES / source, tmp_path / f"{module}.py")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield {name: importlib.import_module(name) for name in names}
-    for name in names:
-        sys.modules.pop(name, None)
+    yield from _imported(names, tmp_path, monkeypatch)
 
 
 def test_lightning_worker_init_leaves_monai_pipeline_duplicated(lightning_modules):

@@ -3,11 +3,11 @@ the code sets no start method: the condition SDL006 and SDL012 state in their me
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterator, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame
-from seedlint.analysis.start_methods import PICKLING_METHODS
+from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.rules.base import Project
 
 
@@ -39,3 +39,20 @@ def may_start_by_pickling(project: Project, loader: LoaderCall, frame: Frame) ->
     if method.name == "fork":
         return False
     return method.name in PICKLING_METHODS or where_workers_pickle(project, loader, frame) is not None
+
+
+def pickling_loaders(project: Project) -> Iterator[Tuple[LoaderCall, Frame, StartMethod, bool]]:
+    """Each loader context whose workers may start by pickling: (loader, frame, its start
+    method, whether the code sets spawn or forkserver itself)."""
+    loaders = project.loaders
+    for loader in loaders.all:
+        for frame in loaders.contexts(loader):
+            if not loaders.workers(loader, frame).may_be_positive:
+                continue
+            method = project.start_methods.of(loader, frame)
+            if method.name == "fork":
+                continue
+            error = method.name in PICKLING_METHODS
+            if not error and where_workers_pickle(project, loader, frame) is None:
+                continue
+            yield loader, frame, method, error

@@ -7,11 +7,11 @@ from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame, FunctionObj
-from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
+from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
 from seedlint.rules.base import Project, Rule, add_related, start_method_where
-from seedlint.rules.pickling import where_workers_pickle
+from seedlint.rules.pickling import pickling_loaders, where_workers_pickle
 from seedlint.versions import between, range_of
 
 FIX_KIND = "hoist-lambda"
@@ -96,29 +96,19 @@ class UnpicklableWorkerCallable(Rule):
         return super().triggers(settings) + (b"set_start_method",)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        loaders = project.loaders
         found: Dict[Tuple[str, int, int], Tuple[bool, Diagnostic]] = {}
-        for loader in loaders.all:
-            for frame in loaders.contexts(loader):
-                if not loaders.workers(loader, frame).may_be_positive:
+        for loader, frame, method, error in pickling_loaders(project):
+            for problem, role in self._problems(project, loader, frame):
+                where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
+                if not error and where is None:
                     continue
-                method = project.start_methods.of(loader, frame)
-                if method.name == "fork":
-                    continue
-                error = method.name in PICKLING_METHODS
-                if not error and where_workers_pickle(project, loader, frame) is None:
-                    continue
-                for problem, role in self._problems(project, loader, frame):
-                    where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
-                    if not error and where is None:
-                        continue
-                    diagnostic = self._diagnostic(project, problem, role, method, error, where)
-                    key = (problem.module.path, problem.span.line, problem.span.col)
-                    earlier = found[key][1].related if key in found else set()
-                    if key not in found or (error and not found[key][0]):
-                        found[key] = (error, diagnostic)
-                    found[key][1].related.update(earlier)
-                    add_related(found[key][1], (loader.module, frame.module))
+                diagnostic = self._diagnostic(project, problem, role, method, error, where)
+                key = (problem.module.path, problem.span.line, problem.span.col)
+                earlier = found[key][1].related if key in found else set()
+                if key not in found or (error and not found[key][0]):
+                    found[key] = (error, diagnostic)
+                found[key][1].related.update(earlier)
+                add_related(found[key][1], (loader.module, frame.module))
         for _, diagnostic in found.values():
             yield diagnostic
 

@@ -6,11 +6,11 @@ from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame, FunctionObj
-from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
+from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic
 from seedlint.facts.model import ModuleFacts, Span
 from seedlint.rules.base import Project, Rule, add_related, loaded_at, start_method_where
-from seedlint.rules.pickling import where_workers_pickle
+from seedlint.rules.pickling import pickling_loaders, where_workers_pickle
 
 ROLES = ("worker_init_fn", "collate_fn")
 
@@ -76,24 +76,14 @@ class NotebookWorkerCodeUnderSpawn(Rule):
     severity = "warning"
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        loaders = project.loaders
         found: Dict[Tuple[str, int, int], Diagnostic] = {}
-        for loader in loaders.all:
-            for frame in loaders.contexts(loader):
-                if not loaders.workers(loader, frame).may_be_positive:
-                    continue
-                method = project.start_methods.of(loader, frame)
-                if method.name == "fork":
-                    continue
-                error = method.name in PICKLING_METHODS
-                where = None if error else where_workers_pickle(project, loader, frame)
-                if not error and where is None:
-                    continue
-                for module, span, name, role in self._defined_in_notebooks(project, loader, frame):
-                    key = (module.path, span.line, span.col)
-                    if key not in found:
-                        found[key] = self._diagnostic(module, span, name, role, loader, method, error, where)
-                    add_related(found[key], (loader.module, frame.module))
+        for loader, frame, method, error in pickling_loaders(project):
+            where = None if error else where_workers_pickle(project, loader, frame)
+            for module, span, name, role in self._defined_in_notebooks(project, loader, frame):
+                key = (module.path, span.line, span.col)
+                if key not in found:
+                    found[key] = self._diagnostic(module, span, name, role, loader, method, error, where)
+                add_related(found[key], (loader.module, frame.module))
         yield from found.values()
 
     def _defined_in_notebooks(
