@@ -24,6 +24,7 @@ from seedlint.analysis.objects import (
     Values,
 )
 from seedlint.facts.model import (
+    Attr,
     BoolOp,
     Call,
     Compare,
@@ -43,6 +44,10 @@ from seedlint.analysis.flow.shared import (
     _compare_constants,
     union,
 )
+
+
+STRING_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})
+"""String methods without arguments a guard may compare the result of (``name.lower() == "coco"``)."""
 
 
 class TruthMixin:
@@ -74,10 +79,10 @@ class TruthMixin:
         unit = self._unit_draw_compare(value, frame)
         if unit is not None:
             return unit
-        if not (_simple(value.left) and _simple(value.right)):
+        left = self._compared(value.left, frame)
+        right = self._compared(value.right, frame)
+        if left is None or right is None:
             return None
-        left = self.eval(value.left, frame)
-        right = self.eval(value.right, frame)
         if not left or not right or not all(isinstance(o, Constant) for o in left | right):
             if value.op in ("is", "is not") and NONE in right and len(right) == 1 and left and UNKNOWN not in left:
                 is_none = {obj == NONE for obj in left}
@@ -93,6 +98,24 @@ class TruthMixin:
                     return None
                 outcomes.add(outcome)
         return outcomes.pop() if len(outcomes) == 1 else None
+
+    def _compared(self, value: Value, frame: Frame) -> Optional[Values]:
+        """What one side of a comparison may be: a name, an attribute chain or a constant, or
+        such a string with a case or whitespace method applied (``data.lower()``)."""
+        if _simple(value):
+            return self.eval(value, frame)
+        receiver, method = _string_method_call(value)
+        if receiver is None:
+            return None
+        found = set()
+        for obj in self.eval(receiver, frame):
+            if isinstance(obj, Constant):
+                if not isinstance(obj.value, str):
+                    return None  # the method does not exist there: the test raises, not decided
+                found.add(Constant(getattr(obj.value, method)()))
+            else:
+                found.add(obj)
+        return frozenset(found)
 
     def _unit_draw_compare(self, value: Compare, frame: Frame) -> Optional[bool]:
         """``random.random() < p`` where ``p`` is a constant outside (0, 1): decided, since
@@ -224,3 +247,18 @@ def _excludes(base: str, kinds: Sequence[str]) -> bool:
     if above is None or "builtins.object" in kinds:
         return False
     return not any(_same_library_class(k, c) for k in kinds for c in (base, *above))
+
+
+def _string_method_call(value: Value):
+    """(receiver, method) of ``x.lower()`` and the like on a name or attribute chain, else (None, "")."""
+    if not isinstance(value, Call) or value.args or value.kwargs:
+        return None, ""
+    func = value.func
+    if isinstance(func, Attr) and func.attr in STRING_METHODS and _simple(func.value):
+        return func.value, func.attr
+    if isinstance(func, Name) and "." in func.dotted:
+        prefix, _, method = func.dotted.rpartition(".")
+        if method in STRING_METHODS:
+            qualified = func.qualified.rpartition(".")[0] if func.qualified else None
+            return Name(dotted=prefix, span=func.span, qualified=qualified, scope=func.scope), method
+    return None, ""
