@@ -55,7 +55,7 @@ def test_a_notebook_is_checked_and_reported_by_cell(tmp_path):
     assert text.returncode == 1
     spawn, line = [l for l in text.stdout.splitlines() if ": SDL" in l]
     assert line.startswith("train.ipynb:cell 5:1:10: SDL001 ") and "train.ipynb:cell 3:9" in line
-    assert spawn.startswith("train.ipynb:cell 3:1:1: SDL012 warning: `Clouds`, the dataset's class, is defined in this notebook")
+    assert spawn.startswith("train.ipynb:cell 3:1:1: SDL012 warning: `Clouds` (the dataset's class) is defined in this notebook")
     document = json.loads(run("seedlint", "--no-cache", "--format", "json", ".", cwd=root).stdout)
     _, diagnostic = document["diagnostics"]
     assert (diagnostic["cell"], diagnostic["line"], diagnostic["column"], diagnostic["fixable"]) == (5, 1, 10, False)

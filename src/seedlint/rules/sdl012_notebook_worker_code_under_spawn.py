@@ -105,7 +105,7 @@ class NotebookWorkerCodeUnderSpawn(Rule):
         self, module: ModuleFacts, span: Span, name: str, role: str, loader: LoaderCall, method: StartMethod, error: bool,
         where: Optional[str],
     ) -> Diagnostic:
-        subject = f"`{name}`, the dataset's class," if role == "dataset" else f"`{name}`, the `{role}`,"
+        subject = f"`{name}` (the dataset's class)" if role == "dataset" else f"`{name}` (the loader's `{role}`)"
         condition = (
             f"with the '{method.name}' start method ({start_method_where(method)})" if error else where
         )
