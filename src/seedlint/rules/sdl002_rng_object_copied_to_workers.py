@@ -11,6 +11,7 @@ from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
 from seedlint.analysis.workers import Draw, WorkerRun
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, Const, DictDisplay, IfExp, ModuleFacts, Name, Seq, Span, Value
+from seedlint.knowledge.library_loaders import library_loop
 from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS
 from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, loaded_at, where
 
@@ -108,7 +109,12 @@ class RngObjectCopiedToWorkers(Rule):
         reported: Dict[tuple, Diagnostic] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
-                if not loaders.workers(loader, frame).may_be_positive:
+                workers = loaders.workers(loader, frame)
+                if not workers.may_be_positive:
+                    continue
+                if not workers.may_be_several and (project.loops.iterated_once(loader) or library_loop(loader.library)):
+                    # One worker started once copies nothing anyone else draws; a library's loop
+                    # (an endless stream under max_steps) may never start it again.
                     continue
                 init = loaders.worker_init(loader, frame)
                 if init.unknown or _init_fn_may_reseed_dataset(project, init):
@@ -128,18 +134,23 @@ class RngObjectCopiedToWorkers(Rule):
                         if key in reported:
                             add_related(reported[key], related)
                             continue
-                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related)
+                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related, workers.may_be_several)
                         yield reported[key]
 
-    def _diagnostic(self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related) -> Diagnostic:
+    def _diagnostic(
+        self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related, several: bool,
+    ) -> Diagnostic:
         first = draws[0]
         function = first.reached.function
+        effect = (
+            "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
+            "epoch repeats them" if several else
+            "its one worker starts from the same copy each epoch, so without persistent_workers every epoch repeats them"
+        )
         message = (
             f"{KIND_LABELS[creation.kind]} `{creation.held}` is created once and drawn from in DataLoader workers "
             f"(`{first.spelled}` in `{function.function.qualname}`, {where(function.module, first.call.span)}, reached "
-            f"from `{dataset_name(dataset)}`{built(dataset, loader)} loaded {loaded_at(loader)}): "
-            "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
-            "epoch repeats them"
+            f"from `{dataset_name(dataset)}`{built(dataset, loader)} loaded {loaded_at(loader)}): {effect}"
         )
         evidence = [(function.module.path, first.call.span, f"`{first.spelled}` draws from it in worker code")]
         origin = dataset.built_at
