@@ -107,6 +107,7 @@ class RngObjectCopiedToWorkers(Rule):
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
         reported: Dict[tuple, Diagnostic] = {}
+        several_workers: Dict[tuple, bool] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 workers = loaders.workers(loader, frame)
@@ -131,11 +132,15 @@ class RngObjectCopiedToWorkers(Rule):
                             continue
                         key = (creation.module.path, creation.span.line, creation.span.col)
                         related = (loader.module, frame.module, built_in(instance), draws[0].reached.function.module)
-                        if key in reported:
+                        if key in reported and (several_workers[key] or not workers.may_be_several):
                             add_related(reported[key], related)
                             continue
+                        # A loader with several workers says more than one with one: its message wins.
+                        earlier = reported[key].related if key in reported else set()
                         reported[key] = self._diagnostic(project, creation, draws, instance, loader, related, workers.may_be_several)
-                        yield reported[key]
+                        reported[key].related.update(earlier)
+                        several_workers[key] = workers.may_be_several
+        yield from reported.values()
 
     def _diagnostic(
         self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related, several: bool,
