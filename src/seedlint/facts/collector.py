@@ -864,29 +864,14 @@ class _Collector(cst.CSTVisitor):
     def leave_While(self, original_node: cst.While) -> None:
         self.loops[-1].pop()
 
-    def visit_ListComp(self, node: cst.ListComp) -> None:
+    def _enter_comprehension(self, node: cst.CSTNode) -> None:
         self.comprehensions.append(self.span(node))
 
-    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+    def _leave_comprehension(self, original_node: cst.CSTNode) -> None:
         self.comprehensions.pop()
 
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self.comprehensions.append(self.span(node))
-
-    def leave_SetComp(self, original_node: cst.SetComp) -> None:
-        self.comprehensions.pop()
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self.comprehensions.append(self.span(node))
-
-    def leave_DictComp(self, original_node: cst.DictComp) -> None:
-        self.comprehensions.pop()
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self.comprehensions.append(self.span(node))
-
-    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
-        self.comprehensions.pop()
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         """A comprehension's target names the elements of what it iterates, as a ``for``
