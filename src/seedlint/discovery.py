@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, List, Sequence, Tuple
 
-from seedlint.config import Settings
+from seedlint.config import DEFAULT_EXCLUDES, Settings
 
 
 @dataclass(frozen=True)
@@ -102,12 +102,23 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
             yield Target(shown, absolute)
 
 
-def _walk(given: str, excludes: Sequence[str]) -> Iterator[Tuple[str, str]]:
-    """(shown, absolute) of the Python files under the directory ``given``, in order."""
+def project_files(root: str, wanted: Callable[[str], bool], listed: Callable[[str], None]) -> Iterator[str]:
+    """The files under ``root`` whose name is ``wanted``, with the default excludes and
+    .gitignore as for Python files (a project's scripts and documents)."""
+    for _, absolute in _walk(root, DEFAULT_EXCLUDES, wanted, listed):
+        if os.path.isfile(absolute):
+            yield absolute
+
+
+def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = lambda name: name.endswith((".py", ".ipynb")),
+          listed: Callable[[str], None] = lambda directory: None) -> Iterator[Tuple[str, str]]:
+    """(shown, absolute) of the files under the directory ``given`` whose name is ``wanted``
+    (Python files and notebooks), in order; ``listed`` is told each folder read."""
     gitignore = _GitIgnore()
     top = os.path.abspath(given)
     unreadable: List[OSError] = []
     for directory, subdirs, files in os.walk(top, onerror=unreadable.append):
+        listed(directory)
         gitignore.read(directory)
         relative_dir = os.path.relpath(directory, top)
         kept = []
@@ -119,7 +130,7 @@ def _walk(given: str, excludes: Sequence[str]) -> Iterator[Tuple[str, str]]:
             kept.append(sub)
         subdirs[:] = kept
         for name in sorted(files):
-            if not name.endswith((".py", ".ipynb")):
+            if not wanted(name):
                 continue
             full = os.path.join(directory, name)
             relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")

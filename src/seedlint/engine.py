@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, TYPE_CHECKING, Tuple, Union
 
+from seedlint.analysis import inputs
 from seedlint.cache import DiskCache, cache_key, code_fingerprint
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
@@ -317,6 +318,7 @@ class Engine:
             result = self._analyse(targets, {}, trees)
             linted = {t.absolute for t in targets}
             dependencies = [(path, _stat(path)) for path in self._last_index.modules if path not in linted]
+            dependencies += [(path, _stat(path)) for path in sorted(self._last_inputs)]
             cache.put(key, (dependencies, result))
         return result
 
@@ -518,8 +520,10 @@ class Engine:
         return source
 
     def _analyse(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]] = None) -> Result:
-        with collection_paused():
-            return self._analyse_now(targets, overrides, trees)
+        with collection_paused(), inputs.recording() as read:
+            result = self._analyse_now(targets, overrides, trees)
+        self._last_inputs = read
+        return result
 
     def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]]) -> Result:
         from seedlint.analysis.files import ProjectFiles

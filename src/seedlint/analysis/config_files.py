@@ -19,6 +19,7 @@ import os
 import re
 from typing import List, Optional, Tuple, Union
 
+from seedlint.analysis import inputs
 from seedlint.facts.model import UNKNOWN, Call, ConfigConst, Const, DictDisplay, Function, ModuleFacts, Name, Seq, Value
 
 HYDRA_MAIN = frozenset({"hydra.main", "hydra.main.main"})
@@ -192,6 +193,7 @@ class _Composer:
             return None
         self.read += 1
         try:
+            inputs.read(path)
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
             content = _load_located(text, path)
@@ -387,6 +389,7 @@ def cli_configs(root: str) -> List[Tuple[str, dict]]:
     found: List[Tuple[str, dict]] = []
     read = 0
     for directory, folders, files in os.walk(root):
+        inputs.read(directory)
         folders[:] = sorted(f for f in folders if f not in _SKIPPED_FOLDERS and not f.startswith("."))
         for name in sorted(files):
             if not name.endswith((".yaml", ".yml")) or read >= MAX_FILES:

@@ -22,10 +22,12 @@ from seedlint.analysis.objects import (
     ClassObj,
     Constant,
     DictObj,
+    DocumentedConstant,
     Entry,
     External,
     ExternalInstance,
     Frame,
+    FromCommandLine,
     FunctionObj,
     Instance,
     Obj,
@@ -109,6 +111,12 @@ class Workers:
 
     counts: Tuple[object, ...]
     unknown: bool
+    documented: Tuple[DocumentedConstant, ...] = ()
+    """The positive counts documented commands pass, when only they start workers (the
+    option's default starts none)."""
+    option: Optional[str] = None
+    """The command-line option (``--num_workers``) that alone may start workers: its default
+    and every documented command start none."""
 
     @property
     def may_be_positive(self) -> bool:
@@ -374,10 +382,25 @@ class Loaders:
 
     # ------------------------------------------------------------------ questions
     def workers(self, loader: LoaderCall, frame: Frame) -> Workers:
-        argument = self.argument(loader, "num_workers", frame)
-        counts = tuple(v.value for v in argument.values if isinstance(v, Constant))
-        unknown = any(not isinstance(v, Constant) for v in argument.values)
-        return Workers(counts, unknown)
+        """The counts the loader may start with. A command-line option counts as its default
+        and the values the project's documented commands pass it (``documented_commands``);
+        when only some other value of the option would start workers, ``option`` names it."""
+        values = self.argument(loader, "num_workers", frame).values
+        free = [v for v in ordered(values) if isinstance(v, FromCommandLine)]
+        known = frozenset(v for v in values if not isinstance(v, FromCommandLine))
+        counts = tuple(v.value for v in ordered(known) if isinstance(v, Constant))
+        unknown = any(not isinstance(v, Constant) for v in known)
+        by_default = any(_positive(v.value) for v in known if isinstance(v, Constant) and not isinstance(v, DocumentedConstant))
+        documented = tuple(v for v in ordered(known) if isinstance(v, DocumentedConstant) and _positive(v.value))
+        if unknown or by_default:
+            documented = ()
+        option = None
+        if free and not (unknown or by_default or documented):
+            option = free[0].option or "a command-line option"
+            unknown = True
+        elif not known:
+            unknown = True
+        return Workers(counts, unknown, documented, option)
 
     def datasets(self, loader: LoaderCall, frame: Frame) -> List[Obj]:
         """The dataset objects the loader may load: objects of project classes, and objects

@@ -63,12 +63,14 @@ UNKNOWN = Unknown()
 
 class FromCommandLine(Unknown):
     """Whatever a command-line option may be given: unknown, but not what the program runs
-    with when its command line leaves the option at its default."""
+    with when its command line leaves the option at its default. ``option`` is its flag
+    (``--num_workers``), when the option has one."""
 
-    __slots__ = ()
+    __slots__ = ("option",)
 
-    def __init__(self) -> None:
-        self.key = ("unknown", "command line")
+    def __init__(self, option: str = "") -> None:
+        self.option = option
+        self.key = ("unknown", "command line", option)
 
 
 COMMAND_LINE = FromCommandLine()
@@ -250,6 +252,21 @@ def _hashable(value: object) -> bool:
 
 
 NONE = Constant(None)
+
+
+class DocumentedConstant(Constant):
+    """A constant a documented command passes to a command-line option: ``spelled`` is the
+    option as written (``--num_workers 8``), ``file`` and ``line`` where (relative to the
+    project root)."""
+
+    __slots__ = ("spelled", "file", "line")
+
+    def __init__(self, value: object, spelled: str, file: str, line: int) -> None:
+        super().__init__(value)
+        self.spelled = spelled
+        self.file = file
+        self.line = line
+        self.key = self.key + ("documented", file, line)
 
 
 class Entry:

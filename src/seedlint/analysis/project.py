@@ -13,6 +13,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import Dict, List, Optional, Tuple
 
+from seedlint.analysis.documented_commands import DocumentedCommands
 from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.index import ProjectIndex
@@ -130,10 +131,19 @@ class Project:
                 return imported
         return None
 
+    def _common_folder(self) -> Optional[str]:
+        """The folder holding every checked module, for a project with no root marker."""
+        folders = [os.path.dirname(os.path.abspath(m.path)) for m in self.modules]
+        try:
+            return os.path.commonpath(folders) if folders else None
+        except ValueError:
+            return None
+
     @cached_property
     def flow(self) -> ValueFlow:
         flow = ValueFlow(self.index, self.files)
         flow.torch_range_for = lambda path: self.settings_for(path).torch_version
+        flow.documented_commands = DocumentedCommands(self.settings.project_root or self._common_folder())
         return flow
 
     @cached_property

@@ -18,6 +18,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from seedlint.analysis import inputs
 from seedlint.analysis.config_files import Located, Tree
 
 CONFIG_FROMFILE = frozenset({
@@ -128,6 +129,7 @@ def _resolve_base_references(tree: Tree, bases: Tree) -> Tree:
 def _module_names(path: str) -> Optional[Located]:
     """The module-level names a configuration file binds, in order, each with its line."""
     try:
+        inputs.read(path)
         with open(path, "rb") as handle:
             module = cst.parse_module(handle.read())
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
@@ -233,6 +235,7 @@ def config_candidates(root: Optional[str], limit: int) -> List[str]:
         return []
     found: List[str] = []
     for directory, folders, files in os.walk(root):
+        inputs.read(directory)
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED and f != BASE_KEY)
         parts = os.path.relpath(directory, root).split(os.sep)
         if not any(part in ("configs", "config") for part in parts):

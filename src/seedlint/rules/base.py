@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import ClassVar, Iterable, Optional, Tuple
+from typing import ClassVar, Iterable, List, Optional, Tuple
 
 from seedlint.analysis.project import Project
 from seedlint.analysis.start_methods import StartMethod
@@ -114,3 +114,37 @@ def chosen(dataset) -> str:
     """`` (one of the classes ... may pick)`` when a run-time name picks the dataset's class."""
     label = getattr(dataset, "chosen", None)
     return f" ({label})" if label else ""
+
+
+def workers_condition(workers) -> str:
+    """What starts the loader's workers, when it is not the program's defaults: a documented
+    command (`` (the workers start when the program runs with `--num_workers 8`, as
+    scripts/train.sh:4 does; the option's default starts none)``), or only an option nothing
+    documented sets."""
+    if workers.documented:
+        first = workers.documented[0]
+        return (
+            f" (the workers start when the program runs with `{first.spelled}`, as {first.file}:{first.line} does; "
+            "the option's default starts none)"
+        )
+    if workers.option:
+        return (
+            f" (only when the program runs with `{workers.option}` above 0: its default starts no workers, and no "
+            "command the project documents passes it)"
+        )
+    return ""
+
+
+def workers_severity(workers) -> Optional[str]:
+    """"warning" when only an undocumented command-line option starts the workers, else
+    the rule's own severity (None)."""
+    return "warning" if workers.option else None
+
+
+def workers_evidence(project, workers) -> List[Tuple[str, Span, str]]:
+    """Evidence for each documented command that starts the loader's workers."""
+    root = project.settings.project_root or os.getcwd()
+    return [
+        (os.path.join(root, v.file), Span(v.line, 0, v.line, 0), f"runs the program with `{v.spelled}`: its workers start here")
+        for v in workers.documented
+    ]

@@ -14,7 +14,9 @@ from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.pickling import may_start_by_pickling
-from seedlint.rules.base import Project, Rule, built, built_in, chosen, dataset_name, where
+from seedlint.rules.base import (
+    Project, Rule, built, built_in, chosen, dataset_name, where, workers_condition, workers_evidence, workers_severity,
+)
 
 FIX_KIND = "add-worker-init-fn"
 HELPER_NAME = "seed_worker"
@@ -134,7 +136,7 @@ class NumpyGlobalRngInWorkers(Rule):
             f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
             f"{built(instance, loader)}) but "
             + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
-            + f": {effect}"
+            + f": {effect}{workers_condition(workers)}"
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
         takes_it = loader.positional or project.loaders.accepts_keyword(loader, "worker_init_fn")
@@ -146,13 +148,14 @@ class NumpyGlobalRngInWorkers(Rule):
             reused = _correct_seeder_in_module(project, loader, frame)
             fix = Fix(FIX_KIND, loader.module.path, loader.call.span, True, ("reuse", reused) if reused else ("insert",))
         evidence = [(function.module.path, draw.call.span, f"`{draw.spelled}` draws from NumPy's global RNG in worker code")]
+        evidence += workers_evidence(project, workers)
         origin = instance.built_at if hasattr(instance, "built_at") else None
         if origin is not None:
             evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(instance)}` is built here"))
         for value in init.values:
             if isinstance(value, FunctionObj) and not value.function.function.is_lambda:
                 evidence.append((value.function.module.path, value.function.function.span, "the worker_init_fn, which does not seed NumPy here"))
-        return self.report(loader.module, loader.call.span, message, fix,
+        return self.report(loader.module, loader.call.span, message, fix, severity=workers_severity(workers),
                            related=(function.module, built_in(instance), frame.module), evidence=evidence)
 
     @staticmethod

@@ -13,7 +13,10 @@ from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Assign, Attr, BinOp, Call, Const, DictDisplay, IfExp, ModuleFacts, Name, Seq, Span, Value
 from seedlint.knowledge.library_loaders import library_loop
 from seedlint.rng import RNG_OBJECT, RNG_OBJECT_CONSTRUCTORS
-from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, loaded_at, where
+from seedlint.rules.base import (
+    Project, Rule, add_related, built, built_in, dataset_name, loaded_at, where, workers_condition, workers_evidence,
+    workers_severity,
+)
 
 FIX_KIND = "reseed-rng-object"
 KIND_LABELS = {
@@ -107,7 +110,7 @@ class RngObjectCopiedToWorkers(Rule):
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
         reported: Dict[tuple, Diagnostic] = {}
-        several_workers: Dict[tuple, bool] = {}
+        ranks: Dict[tuple, tuple] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
                 workers = loaders.workers(loader, frame)
@@ -132,19 +135,22 @@ class RngObjectCopiedToWorkers(Rule):
                             continue
                         key = (creation.module.path, creation.span.line, creation.span.col)
                         related = (loader.module, frame.module, built_in(instance), draws[0].reached.function.module)
-                        if key in reported and (several_workers[key] or not workers.may_be_several):
+                        # A loader whose workers start by default says more than one that an option
+                        # starts, and one with several workers more than one with one: its message wins.
+                        rank = (workers.option is None, workers.may_be_several)
+                        if key in reported and ranks[key] >= rank:
                             add_related(reported[key], related)
                             continue
-                        # A loader with several workers says more than one with one: its message wins.
                         earlier = reported[key].related if key in reported else set()
-                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related, workers.may_be_several)
+                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related, workers)
                         reported[key].related.update(earlier)
-                        several_workers[key] = workers.may_be_several
+                        ranks[key] = rank
         yield from reported.values()
 
     def _diagnostic(
-        self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related, several: bool,
+        self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related, workers,
     ) -> Diagnostic:
+        several = workers.may_be_several
         first = draws[0]
         function = first.reached.function
         effect = (
@@ -155,14 +161,16 @@ class RngObjectCopiedToWorkers(Rule):
         message = (
             f"{KIND_LABELS[creation.kind]} `{creation.held}` is created once and drawn from in DataLoader workers "
             f"(`{first.spelled}` in `{function.function.qualname}`, {where(function.module, first.call.span)}, reached "
-            f"from `{dataset_name(dataset)}`{built(dataset, loader)} loaded {loaded_at(loader)}): {effect}"
+            f"from `{dataset_name(dataset)}`{built(dataset, loader)} loaded {loaded_at(loader)}): {effect}{workers_condition(workers)}"
         )
         evidence = [(function.module.path, first.call.span, f"`{first.spelled}` draws from it in worker code")]
         origin = dataset.built_at
         if origin is not None:
             evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(dataset)}` is built here, in the main process"))
         evidence.append((loader.module.path, loader.call.span, "the DataLoader whose workers copy it"))
+        evidence += workers_evidence(project, workers)
         return self.report(creation.module, creation.span, message, _fix(project, creation, draws), related=related,
+                           severity=workers_severity(workers),
                            evidence=evidence)
 
 

@@ -10,7 +10,7 @@ from seedlint.analysis.seeds import WORKER_ID, Origin, Seeding, describe
 from seedlint.analysis.worker_init import worker_seedings
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.rng import NUMPY, PYTHON_RANDOM, STREAM_NAMES, TORCH
-from seedlint.rules.base import Project, Rule, add_related, where
+from seedlint.rules.base import Project, Rule, add_related, where, workers_condition, workers_severity
 
 FIX_KIND = "reseed-worker-from-initial-seed"
 
@@ -85,7 +85,8 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
         reported: Dict[Tuple[str, int, int], Diagnostic] = {}
         for loader in loaders.all:
             for frame in loaders.contexts(loader):
-                if not loaders.workers(loader, frame).may_be_positive or loaders.persistent(loader, frame) is not False:
+                workers = loaders.workers(loader, frame)
+                if not workers.may_be_positive or loaders.persistent(loader, frame) is not False:
                     continue
                 init = loaders.worker_init(loader, frame)
                 drawn = drawn_streams(project, loader, frame)
@@ -106,11 +107,11 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
                             add_related(reported[key], related)
                             continue
                         torch = project.settings_for(loader.module.path).torch_version
-                        reported[key] = self._diagnostic(value, seeding, origin, relevant, related, once, torch)
+                        reported[key] = self._diagnostic(value, seeding, origin, relevant, related, once, torch, workers)
                         yield reported[key]
 
     def _diagnostic(self, init: FunctionObj, seeding: Seeding, origin: Origin, relevant: FrozenSet[str], related,
-                    once: bool, torch_version) -> Diagnostic:
+                    once: bool, torch_version, workers) -> Diagnostic:
         function = init.function.function
         init_name = "a lambda" if function.is_lambda else f"`{function.qualname}`" if function.class_name else f"`{function.name}`"
         what = " and ".join(STREAM_NAMES[s] for s in sorted(relevant))
@@ -128,6 +129,7 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
             message += "drop it, torch already seeds each worker from base_seed + worker_id"
         else:
             message += "seed from `torch.initial_seed() % 2**32`"
+        message += workers_condition(workers)
         fix = None
         module = init.function.module
         if not seeding.through_helper and seeding.frame.module.path == module.path:
@@ -137,7 +139,8 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
         evidence = [(module.path, function.span, f"the worker_init_fn {init_name}")]
         if seeding.through_helper:
             evidence.append((seeding.frame.module.path, seeding.call.span, f"`{spelled}` seeds {what} here"))
-        return self.report(anchor_module, seeding.anchor.span, message, fix, related=related, evidence=evidence)
+        return self.report(anchor_module, seeding.anchor.span, message, fix, related=related, evidence=evidence,
+                           severity=workers_severity(workers))
 
 
 def _anchor_module(init: FunctionObj, seeding: Seeding):

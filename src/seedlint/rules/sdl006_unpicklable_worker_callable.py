@@ -10,7 +10,7 @@ from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
-from seedlint.rules.base import Project, Rule, add_related, start_method_where
+from seedlint.rules.base import Project, Rule, add_related, start_method_where, workers_condition
 from seedlint.rules.pickling import pickling_loaders, where_workers_pickle
 from seedlint.versions import between, range_of
 
@@ -96,17 +96,22 @@ class UnpicklableWorkerCallable(Rule):
         return super().triggers(settings) + (b"set_start_method",)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        found: Dict[Tuple[str, int, int], Tuple[bool, Diagnostic]] = {}
+        found: Dict[Tuple[str, int, int], Tuple[tuple, Diagnostic]] = {}
         for loader, frame, method, error in pickling_loaders(project):
+            workers = project.loaders.workers(loader, frame)
             for problem, role in self._problems(project, loader, frame):
                 where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
                 if not error and where is None:
                     continue
-                diagnostic = self._diagnostic(project, problem, role, method, error, where)
+                diagnostic = self._diagnostic(project, problem, role, method, error, where, workers_condition(workers),
+                                              "error" if error and not workers.option else "warning")
                 key = (problem.module.path, problem.span.line, problem.span.col)
                 earlier = found[key][1].related if key in found else set()
-                if key not in found or (error and not found[key][0]):
-                    found[key] = (error, diagnostic)
+                # What the code sets says more than a platform's default, and workers that start
+                # by default more than an option that may start them.
+                rank = (error, workers.option is None)
+                if key not in found or rank > found[key][0]:
+                    found[key] = (rank, diagnostic)
                 found[key][1].related.update(earlier)
                 add_related(found[key][1], (loader.module, frame.module))
         for _, diagnostic in found.values():
@@ -129,7 +134,8 @@ class UnpicklableWorkerCallable(Rule):
                 yield Unpicklable(loader.module, span, what, cls.qualname), "dataset"
 
     def _diagnostic(
-        self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str]
+        self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str],
+        condition: str = "", severity: str = "warning",
     ) -> Diagnostic:
         subject = f"the {role}" if role == "dataset" else f"`{role}`"
         raised = _exception(project, problem, forkserver_only=bool(where and where.startswith("under the forkserver")))
@@ -140,10 +146,11 @@ class UnpicklableWorkerCallable(Rule):
             )
         else:
             message = f"{subject} is {problem.what}, which cannot be pickled: {where} starting the workers raises {raised}"
+        message += condition
         # Hoisted into a notebook, the function would still be unimportable by spawned workers (SDL012).
         fixable = problem.fixable and not problem.module.cells
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if fixable else None
-        return self.report(problem.module, problem.span, message, fix, "error" if error else "warning")
+        return self.report(problem.module, problem.span, message, fix, severity)
 
 
 def _exception(project: Project, problem: Unpicklable, forkserver_only: bool = False) -> str:

@@ -12,7 +12,9 @@ from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const, Name
 from seedlint.knowledge.library_rngs import HeldRng, class_name
 from seedlint.knowledge.library_worker_inits import library_worker_init
-from seedlint.rules.base import Project, Rule, add_related, built, built_in, dataset_name, loaded_at, start_method_where, where
+from seedlint.rules.base import (
+    Project, Rule, add_related, built, built_in, dataset_name, loaded_at, start_method_where, where, workers_condition,
+)
 from seedlint.versions import range_from_specifiers
 
 FIX_KIND = "reseed-rng-object"
@@ -164,6 +166,9 @@ class LibraryRngCopiedToWorkers(Rule):
                             continue
                         message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent, pickled,
                                            _library_init_note(init))
+                        message += workers_condition(workers)
+                        if workers.option:
+                            severity = "warning"
                         if severity == "warning" and entry.affected_releases:
                             message += f" ({entry.affected_releases}; the project declares no version)"
                         fix = None

@@ -30,6 +30,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
+from seedlint.analysis import inputs
 from seedlint.knowledge.ngc_images import NGC_IMAGE, ngc_torch
 from seedlint.versions.ranges import VersionRange, range_of
 
@@ -139,6 +140,7 @@ def requirements_file(path: str, root: str, seen: Optional[Set[str]] = None) -> 
         return []
     seen.add(real)
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
@@ -210,6 +212,7 @@ def _poetry_specifier(spec: str) -> Optional[str]:
 def pyproject(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
     """The requirements and the ``requires-python`` of a pyproject.toml."""
     try:
+        inputs.read(path)
         with open(path, "rb") as handle:
             raw = handle.read()
         data = tomllib.loads(raw.decode("utf-8", errors="replace"))
@@ -296,6 +299,7 @@ def _strings(value) -> Iterator[str]:
 def setup_cfg(path: str, root: str) -> Tuple[List[Declaration], Optional[Declaration]]:
     parser = configparser.ConfigParser(interpolation=None)
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
         parser.read_string(text)
@@ -327,6 +331,7 @@ def setup_py(path: str, root: str, seen: Set[str]) -> Tuple[List[Declaration], O
     """Requirement strings of a setup.py (in its requirement keywords, or carrying a
     version anywhere), its ``python_requires``, and the requirements files it opens."""
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
         tree = ast.parse(text)
@@ -395,6 +400,7 @@ def _yaml_file(path: str) -> Optional[Tuple[str, object]]:
     try:
         import yaml
 
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
         return text, yaml.safe_load(text)
@@ -482,6 +488,7 @@ def dockerfile(path: str, root: str) -> Tuple[List[Declaration], Optional[Declar
     and the packages of its ``pip install`` / ``conda install`` commands, ``ARG``/``ENV``
     values substituted."""
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
@@ -601,6 +608,7 @@ def folder_platform(directory: str, root: str) -> Tuple[List[str], bool]:
     give (a Dockerfile, an environment file exported on Linux), and whether it also has an
     installation any platform can use (requirements, pyproject, setup, a portable
     environment file)."""
+    inputs.read(directory)
     linux: List[str] = []
     portable = False
     for pattern in INSTALL_FILES:
@@ -626,6 +634,7 @@ def _is_dockerfile(path: str) -> bool:
 
 def _windows_image(path: str) -> bool:
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
@@ -638,6 +647,7 @@ def _windows_image(path: str) -> bool:
 
 def _linux_conda_package(path: str) -> Optional[Tuple[str, int]]:
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
     except OSError:
@@ -697,6 +707,7 @@ def readme(path: str, root: str) -> List[Tuple[List[Declaration], Optional[Decla
     """The install commands a README or INSTALL file shows (``conda create -n x python=3.10``,
     ``pip install torch==1.12.1``), each one way to install the project: one result per command."""
     try:
+        inputs.read(path)
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
@@ -772,6 +783,7 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
     """Every declaration the packaging files of ``directory`` make (requires-python as
     package ``python``), in a stable order. Paths are relative to ``root``."""
     root = root or directory
+    inputs.read(directory)
     found: List[Declaration] = []
     pythons: List[Declaration] = []
     seen: Set[str] = set()

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from seedlint.analysis import inputs
 from seedlint.knowledge.api_versions import ERAS_BY_API
 from seedlint.knowledge.version_bounds import IMPLIED
 from seedlint.versions.declarations import by_package, folder_declarations, folder_platform
@@ -72,7 +72,7 @@ def find_project_root(start: str) -> Optional[str]:
         directory = parent
 
 
-@lru_cache(maxsize=256)
+@inputs.replayed
 def folder_ranges(directory: str, root: Optional[str]) -> Tuple[Tuple[str, VersionRange], ...]:
     """What one folder's packaging files declare, per package (paths relative to ``root``)."""
     return tuple(sorted(by_package(folder_declarations(directory, root or directory)).items()))
@@ -85,6 +85,7 @@ def _has_marker(directory: str) -> bool:
 
 
 def _listing(directory: str) -> List[str]:
+    inputs.read(directory)
     try:
         return os.listdir(directory)
     except OSError:
@@ -122,7 +123,7 @@ def nearest_ranges(directory: str, project_root: Optional[str]) -> Tuple[Dict[st
     return found, conflicts
 
 
-@lru_cache(maxsize=256)
+@inputs.replayed
 def declared_linux(directory: str, project_root: Optional[str]) -> Optional[str]:
     """Why the project installs on Linux only, when every installation the folders from
     ``directory`` up to the project root offer is Linux-only (a Dockerfile, an environment

@@ -99,6 +99,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         reset_keys()
         self.index = index
         self.files = files
+        self.documented_commands = None
+        self._importers_memo: Dict[str, Set[str]] = {}
         index.base_resolver = self._resolve_base
         self.callsites = CallSites(self)
         self.registries = Registries(self)

@@ -6,23 +6,29 @@ from outside the class.
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple
+import os
+import re
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from seedlint.analysis import library
+from seedlint.analysis.documented_commands import script_paths
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.analysis.objects import (
     COMMAND_LINE,
     NONE,
     NOTHING,
+    UNKNOWN,
     UNKNOWN_SET,
     ArgsObj,
     ClassObj,
     Constant,
     DictObj,
+    DocumentedConstant,
     Entry,
     External,
     ExternalInstance,
     Frame,
+    FromCommandLine,
     FunctionObj,
     HParams,
     Instance,
@@ -149,7 +155,51 @@ class AttributesMixin:
             values = self.elements(self.eval(choices, frame))
             if values and all(isinstance(v, Constant) for v in values):
                 return values
+        if kind in (None, "store") and call.kwarg("nargs") is None:
+            return frozenset({FromCommandLine(_option_flag(call))}) | self._documented_values(call, frame)
         return frozenset({COMMAND_LINE})
+
+    def _documented_values(self, call: Call, frame: Frame) -> Values:
+        """The values the project's documented commands pass to the option (one per distinct
+        value, at its first place); unknown where a command passes a value it does not spell."""
+        if self.documented_commands is None:
+            return NOTHING
+        flags = [a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str) and a.value.startswith("-")]
+        convert = _option_type(call.kwarg("type"))
+        found: Dict[object, Obj] = {}
+        for passed in self.documented_commands.passed(flags):
+            if passed.bare or not self._runs_module(passed, frame.module.path):
+                continue
+            value = _converted(passed.text, convert)
+            if value is _UNCONVERTED:
+                found.setdefault(_UNCONVERTED, UNKNOWN)
+            else:
+                found.setdefault(value, DocumentedConstant(value, f"{passed.flag} {passed.text}", passed.file, passed.line))
+        return frozenset(found.values())
+
+    def _runs_module(self, passed, module_path: str) -> bool:
+        """The documented command's script is the module that defines the option, or a
+        project file that imports it (through at most a few modules)."""
+        paths = self.files.paths if self.files is not None else [module_path]
+        scripts = script_paths(passed, self.documented_commands.root, paths)
+        return bool(set(scripts) & self._importers(module_path))
+
+    def _importers(self, module_path: str) -> Set[str]:
+        """The module and the project files that may import it, directly or through up to
+        three others, found by the name they import it under."""
+        found = self._importers_memo.get(module_path)
+        if found is not None:
+            return found
+        found = {module_path}
+        frontier = [module_path]
+        for _ in range(MAX_IMPORT_HOPS):
+            if self.files is None or not frontier:
+                break
+            names = sorted({_imported_as(path) for path in frontier})
+            frontier = [path for path in self.files.mentioning(names) if path not in found and _imports_any(path, names)]
+            found.update(frontier)
+        self._importers_memo[module_path] = found
+        return found
 
     def _parser_calls(self) -> Dict[str, List[Tuple[ModuleFacts, Function, Call]]]:
         """``add_argument``/``set_defaults`` calls of the analysed modules, by the option they
@@ -365,3 +415,53 @@ class AttributesMixin:
             if any(isinstance(o, Instance) and o.cls.key == instance.cls.key for o in self.eval(holder, frame)):
                 found.append(self.eval(assign.value, frame))
         return found
+
+
+_UNCONVERTED = object()
+MAX_IMPORT_HOPS = 4
+
+
+def _option_flag(call: Call) -> str:
+    """The option's first long flag as written (``--num_workers``), else its first flag."""
+    flags = [a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str) and a.value.startswith("-")]
+    long = [f for f in flags if f.startswith("--")]
+    return (long or flags or [""])[0]
+
+
+def _imports_any(path: str, names: List[str]) -> bool:
+    """An ``import`` statement of the file names one of ``names`` (``import pkg.name``,
+    ``from .name import x``, ``from pkg import name``), not a comment or a string."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    words = "|".join(re.escape(name) for name in names)
+    pattern = (rf"^[ \t]*(?:import[ \t]+[\w. ,]*\b(?:{words})\b|from[ \t]+[\w.]*\b(?:{words})\b[\w.]*[ \t]+import\b"
+               rf"|from[ \t]+[\w.]+[ \t]+import[ \t(]+[^\n]*\b(?:{words})\b)")
+    return re.search(pattern, text, re.MULTILINE) is not None
+
+
+def _imported_as(path: str) -> str:
+    """The last part of the dotted name a module is imported under (a package's folder)."""
+    base = os.path.basename(path)
+    return os.path.basename(os.path.dirname(path)) if base == "__init__.py" else os.path.splitext(base)[0]
+
+
+def _option_type(value: Optional[Value]):
+    """The builtin ``type=`` of an option (``int``, ``float``, ``str``); None for another."""
+    if value is None:
+        return str
+    builtins = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
+    if isinstance(value, Name) and (value.qualified or "builtins." + value.dotted) in builtins:
+        return builtins[value.qualified or "builtins." + value.dotted]
+    return None
+
+
+def _converted(text: Optional[str], convert) -> object:
+    if text is None or convert is None:
+        return _UNCONVERTED
+    try:
+        return convert(text)
+    except ValueError:
+        return _UNCONVERTED

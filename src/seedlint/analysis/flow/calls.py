@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Set
 
-from seedlint.analysis import library
+from seedlint.analysis import inputs, library
 from seedlint.analysis.config_files import (
     INSTANTIATE,
     OMEGACONF_CREATE,
@@ -230,6 +230,7 @@ class CallsMixin:
         package = self.index.module_named(package_name, frame.module)
         if package is None or not package.path.endswith("__init__.py"):
             return UNKNOWN_SET
+        inputs.read(os.path.dirname(package.path))
         try:
             files = sorted(os.listdir(os.path.dirname(package.path)))
         except OSError:

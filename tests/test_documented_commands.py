@@ -1,0 +1,82 @@
+"""The options a project's documented commands pass: shell scripts, Makefiles and README
+code, as a user writes them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from seedlint.analysis.documented_commands import DocumentedCommands, script_paths
+
+
+def _project(tmp_path: Path, files: dict) -> DocumentedCommands:
+    for relative, text in files.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return DocumentedCommands(str(tmp_path))
+
+
+def _values(commands: DocumentedCommands, *flags: str):
+    return [(p.text, p.file, p.line, p.script) for p in commands.passed(list(flags))]
+
+
+def test_a_slurm_script_with_variables_and_continuations(tmp_path):
+    commands = _project(tmp_path, {"scripts/train.sbatch": (
+        "#!/bin/bash\n#SBATCH --cpus-per-task=8\nexport WORKERS=8\nsrun python -u tools/train.py \\\n"
+        "    --config configs/a.yaml \\\n    --num_workers ${WORKERS} --amp\n"
+    )})
+    assert _values(commands, "--num_workers") == [("8", "scripts/train.sbatch", 4, "tools/train.py")]
+    assert [p.bare for p in commands.passed(["--amp"])] == [True]
+    assert commands.passed(["--cpus-per-task"]) == []  # a directive, not an option of the script
+
+
+def test_launchers_environment_assignments_and_module_scripts(tmp_path):
+    commands = _project(tmp_path, {"run.sh": (
+        "CUDA_VISIBLE_DEVICES=0,1 python -m torch.distributed.launch --nproc_per_node 2 main.py -j 4\n"
+        "torchrun --nproc_per_node=8 train.py --workers=6\n"
+        "accelerate launch --num_processes 2 -m mypkg.finetune --num-workers 3\n"
+        "python -c 'print(1)' --workers 9\n"
+        "pip install torch --workers 5\n"
+    )})
+    assert _values(commands, "-j") == [("4", "run.sh", 1, "main.py")]
+    assert _values(commands, "--workers") == [("6", "run.sh", 2, "train.py")]
+    assert _values(commands, "--num_workers") == [("3", "run.sh", 3, "-m mypkg.finetune")]
+
+
+def test_readme_fenced_blocks_prompts_and_inline_code(tmp_path):
+    commands = _project(tmp_path, {"README.md": (
+        "# Training\n\n```bash\n$ python train.py --epochs 10 \\\n  --num-workers=4\n```\n\n"
+        "Or run `python train.py --num_workers 2` on a laptop; set `--num_workers` to taste.\n"
+        "WORKERS=16 is a value a README does not assign: `python train.py --num_workers $WORKERS`\n"
+    )})
+    assert _values(commands, "--num_workers") == [
+        ("4", "README.md", 4, "train.py"), ("2", "README.md", 8, "train.py"), (None, "README.md", 9, "train.py"),
+    ]
+
+
+def test_ignored_and_excluded_folders_are_not_read(tmp_path):
+    commands = _project(tmp_path, {
+        ".gitignore": "runs/\n",
+        "runs/old/cmd.sh": "python train.py --workers 8\n",
+        ".venv/lib/x.sh": "python train.py --workers 8\n",
+        "node_modules/y.sh": "python train.py --workers 8\n",
+    })
+    assert commands.passed(["--workers"]) == []
+
+
+def test_a_script_is_found_from_the_documenting_folder_or_the_root(tmp_path):
+    files = [str(tmp_path / p) for p in ("examples/flux/train_flux.py", "tools/train.py", "pkg/cli/main.py", "other/train.py")]
+    for path in files:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        Path(path).write_text("")
+    commands = _project(tmp_path, {
+        "examples/flux/README.md": "```\npython train_flux.py --workers 2\n```\n",
+        "Makefile": "train:\n\tpython tools/train.py --workers 3\n\tpython -m pkg.cli.main --workers 4\n",
+        "docs/usage.md": "```\npython train.py --workers 5\n```\n",
+    })
+    by_text = {p.text: script_paths(p, str(tmp_path), files) for p in commands.passed(["--workers"])}
+    assert by_text["2"] == (files[0],)
+    assert by_text["3"] == (files[1],)
+    assert by_text["4"] == (files[2],)
+    assert set(by_text["5"]) == {files[1], files[3]}  # a docs/ page naming train.py: either of them
