@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from seedlint.analysis import inputs
 from seedlint.analysis.documented_commands import DocumentedCommands, script_paths
+from seedlint.discovery import ProjectTree
 
 
 def _project(tmp_path: Path, files: dict) -> DocumentedCommands:
@@ -14,7 +16,7 @@ def _project(tmp_path: Path, files: dict) -> DocumentedCommands:
         path = tmp_path / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    return DocumentedCommands(str(tmp_path))
+    return DocumentedCommands(ProjectTree(str(tmp_path), inputs.read))
 
 
 def _values(commands: DocumentedCommands, *flags: str):

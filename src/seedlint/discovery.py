@@ -7,7 +7,7 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, List, Sequence, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from seedlint.config import DEFAULT_EXCLUDES, Settings
 
@@ -102,12 +102,23 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
             yield Target(shown, absolute)
 
 
-def project_files(root: str, wanted: Callable[[str], bool], listed: Callable[[str], None]) -> Iterator[str]:
-    """The files under ``root`` whose name is ``wanted``, with the default excludes and
-    .gitignore as for Python files (a project's scripts and documents)."""
-    for _, absolute in _walk(root, DEFAULT_EXCLUDES, wanted, listed):
-        if os.path.isfile(absolute):
-            yield absolute
+class ProjectTree:
+    """The project's files other than Python files and notebooks (its scripts, documents
+    and configuration files), from one walk with the default excludes and .gitignore as
+    for Python files; ``listed`` is told each folder read."""
+
+    def __init__(self, root: Optional[str], listed: Callable[[str], None]) -> None:
+        self.root = root
+        self._listed = listed
+        self._files: Optional[List[str]] = None
+
+    def files(self, wanted: Callable[[str], bool]) -> List[str]:
+        if self._files is None:
+            self._files = []
+            if self.root and os.path.isdir(self.root):
+                walked = _walk(self.root, DEFAULT_EXCLUDES, lambda name: not name.endswith((".py", ".ipynb")), self._listed)
+                self._files = [absolute for _, absolute in walked if os.path.isfile(absolute)]
+        return [path for path in self._files if wanted(os.path.basename(path))]
 
 
 def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = lambda name: name.endswith((".py", ".ipynb")),

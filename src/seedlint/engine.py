@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, TYPE_CHECKING, Tuple, Union
 
 from seedlint.analysis import inputs
+from seedlint.analysis.focus import focused_modules
 from seedlint.cache import DiskCache, cache_key, code_fingerprint
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
@@ -259,13 +260,10 @@ class Engine:
         phrase (``b"for epoch"`` is matched in the bytes, ``epoch`` among the names)."""
         return frozenset(t.decode("ascii", "replace").rsplit(" ", 1)[-1] for t in self.tokens)
 
-    @cached_property
-    def _mentions(self) -> "re.Pattern[bytes]":
-        return re.compile(b"|".join(re.escape(t) for t in self.tokens) or b"(?!)")
-
     def mentions(self, raw: bytes) -> bool:
-        """The byte-level prefilter: could any selected rule start from this file?"""
-        return self._mentions.search(raw) is not None
+        """The byte-level prefilter: could any selected rule start from this file? (A
+        substring test per token is about twice as fast as one alternation pattern.)"""
+        return any(token in raw for token in self.tokens)
 
     # ------------------------------------------------------------------ public API
     def check(self, paths: Iterable[str]) -> Result:
@@ -278,7 +276,22 @@ class Engine:
             scope = None if self._covers_project(paths) else self.project_scope(given)
         if scope is None:
             return self._check_targets(given)
-        return restricted(self._check_targets(scope), given)
+        return restricted(self._check_focused(scope, given), given)
+
+    def _check_focused(self, scope: List[Target], given: List[Target]) -> Result:
+        """The project's result as far as ``given`` can see it: the stored whole-project
+        result while nothing it read has changed, else an analysis that judges only the
+        loaders whose modules may reach the given files or be reached from them
+        (``analysis.focus``)."""
+        cache = self.store.cache
+        if cache is not None:
+            with cache.locked():
+                stored = cache.get(self._run_key(scope))
+            if stored is not None and all(_stat(path) == seen for path, seen in stored[0]):
+                return stored[1]
+        if os.environ.get("SEEDLINT_FOCUS") == "0":  # the whole analysis, for bench/focus_parity.py
+            return self._check_targets(scope)
+        return self._analyse(scope, {}, focus=[t.absolute for t in given])
 
     def _covers_project(self, paths: List[str]) -> bool:
         """A given directory holds the whole project (``seedlint .`` at its root)."""
@@ -519,13 +532,15 @@ class Engine:
             self._sources[absolute] = source
         return source
 
-    def _analyse(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]] = None) -> Result:
+    def _analyse(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]] = None,
+                 focus: Optional[List[str]] = None) -> Result:
         with collection_paused(), inputs.recording() as read:
-            result = self._analyse_now(targets, overrides, trees)
+            result = self._analyse_now(targets, overrides, trees, focus)
         self._last_inputs = read
         return result
 
-    def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]]) -> Result:
+    def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]],
+                     focus: Optional[List[str]] = None) -> Result:
         from seedlint.analysis.files import ProjectFiles
         from seedlint.analysis.index import ProjectIndex, module_identity
 
@@ -581,6 +596,9 @@ class Engine:
         from seedlint.rules import Project
 
         project = Project(index, roots, self.settings, ProjectFiles(t.absolute for t in targets))
+        if focus is not None:
+            with timing.phase("focus"):
+                project.focus = focused_modules(focus, project.files, project.tree)
         for number, rule in enumerate(self.rules, 1):
             self.progress(f"rule {rule.code} ({number} of {len(self.rules)}) over {len(index.modules)} modules")
             with timing.phase("rules"):

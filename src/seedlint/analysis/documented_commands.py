@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from seedlint.analysis import inputs
-from seedlint.discovery import project_files
+from seedlint.discovery import ProjectTree
 
 MAX_FILES = 2000
 MAX_FILE_BYTES = 512 * 1024
@@ -41,6 +41,7 @@ _LAUNCHER_MODULES = frozenset({"torch.distributed.launch", "torch.distributed.ru
 _ASSIGNMENT = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*(?:#.*)?$")
 _VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _PROMPT = re.compile(r"^(?:\$|>|%|!)\s*")
+_MAY_RUN_PYTHON = re.compile(r"python|torchrun|deepspeed|accelerate|horovodrun|\.py\b")
 _INLINE_CODE = re.compile(r"`([^`]+)`")
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 
@@ -63,8 +64,9 @@ class DocumentedCommands:
     """The options a project's documented commands pass, by flag spelling; read on the first
     question."""
 
-    def __init__(self, root: Optional[str]) -> None:
-        self.root = root
+    def __init__(self, tree: ProjectTree) -> None:
+        self.tree = tree
+        self.root = tree.root
         self._by_flag: Optional[Dict[str, List[Passed]]] = None
 
     def passed(self, flags: Sequence[str]) -> List[Passed]:
@@ -81,7 +83,7 @@ class DocumentedCommands:
         table: Dict[str, List[Passed]] = {}
         if not self.root or not os.path.isdir(self.root):
             return table
-        for path in _command_files(self.root):
+        for path in _command_files(self.tree):
             relative = os.path.relpath(path, self.root).replace(os.sep, "/")
             for passed in _options_in(path, relative):
                 table.setdefault(passed.flag, []).append(passed)
@@ -120,11 +122,11 @@ def _spellings(flags: Sequence[str]) -> List[str]:
     return found
 
 
-def _command_files(root: str) -> Iterator[str]:
+def _command_files(tree: ProjectTree) -> Iterator[str]:
     def wanted(name: str) -> bool:
         return name.endswith(SCRIPT_SUFFIXES + DOCUMENT_SUFFIXES) or name in MAKEFILES
 
-    for count, path in enumerate(project_files(root, wanted, inputs.read), 1):
+    for count, path in enumerate(tree.files(wanted), 1):
         if count > MAX_FILES:
             return
         try:
@@ -148,6 +150,8 @@ def _options_in(path: str, relative: str) -> Iterator[Passed]:
         assigned = _ASSIGNMENT.match(command)
         if assigned and not document:
             variables[assigned.group(1)] = assigned.group(2).strip("'\"")
+            continue
+        if not _MAY_RUN_PYTHON.search(command):
             continue
         spans = _INLINE_CODE.findall(command) if document else []
         for piece in spans or [command]:

@@ -24,10 +24,14 @@ def owns(package: str, near_module: str) -> bool:
     return package in KNOWN_LIBRARIES and near_module.split(".")[0] != package
 
 PASS_THROUGH = {
-    "copy.copy": 0, "copy.deepcopy": 0, "list": 0, "tuple": 0, "typing.cast": 1,
+    "copy.copy": 0, "copy.deepcopy": 0, "list": 0, "tuple": 0, "typing.cast": 1, "weakref.proxy": 0,
     "torch.utils.data.Subset": 0, "torch.utils.data.dataset.Subset": 0,
 }
 """Calls whose result is (a view of) the argument at that position."""
+
+CONVERSIONS = {"builtins.int": int, "builtins.float": float, "builtins.str": str, "int": int, "float": float, "str": str}
+"""Builtins that convert a constant (``int(args.workers)``): the converted constant, and a
+command-line option's value stays one (its default and documented values converted)."""
 
 DATASET_COMBINERS = {
     "torch.utils.data.ConcatDataset": 0, "torch.utils.data.dataset.ConcatDataset": 0,
@@ -46,6 +50,19 @@ TYPE = frozenset({"type"})
 SUPER = frozenset({"super"})
 NAMESPACE_LOOKUPS = frozenset({"eval", "globals", "locals", "vars"})
 """``eval(name)`` and ``globals()[name]``: any class or function the module can name."""
+
+ATTRIBUTE_NAMESPACES = frozenset({
+    "types.SimpleNamespace", "argparse.Namespace", "easydict.EasyDict", "easydict.easydict.EasyDict", "addict.Dict",
+    "addict.addict.Dict", "munch.Munch", "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
+    "ml_collections.config_dict.config_dict.ConfigDict", "attrdict.AttrDict", "dotmap.DotMap",
+})
+"""Objects whose attributes are whatever the program sets on them (``ns.train = ...``), and
+the keywords they are built with (``EasyDict(train=...)``)."""
+
+CONFIG_DICTS = ATTRIBUTE_NAMESPACES - {"types.SimpleNamespace", "argparse.Namespace"}
+"""Attribute dictionaries programs fill from configuration files as well (``cfg_from_file``
+merging a YAML file's keys into an ``EasyDict``, ``ConfigDict.update``): an attribute the
+code sets may also hold what a file sets, so it is never only the code's value."""
 
 LIBRARY_ATTRIBUTES = {
     "torch.utils.data.DataLoader": {"dataset": ("dataset", 0), "sampler": ("sampler", 3), "batch_sampler": ("batch_sampler", 4)},

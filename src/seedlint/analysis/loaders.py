@@ -159,6 +159,8 @@ class Loaders:
     def all(self) -> List[LoaderCall]:
         found = []
         for module in self.project.modules:
+            if not self.project.in_focus(module):
+                continue
             for function, call in module.all_calls():
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
@@ -176,6 +178,8 @@ class Loaders:
         that call is the only place its arguments are written."""
         found = []
         for module in self.project.modules:
+            if not self.project.in_focus(module):
+                continue
             for cls in module.classes.values():
                 ref = ClassRef(module, cls)
                 init_name = cls.methods.get("__init__")

@@ -24,7 +24,7 @@ from seedlint.analysis.iteration_screen import IterationScreen, last_spelling
 from seedlint.analysis.loader_holders import LoaderHolders, held
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
-from seedlint.facts.model import MODULE_CODE, Call, Compare, Const, Function, IfExp, Loop, ModuleFacts, Name, Not, Seq, Span, Subscript, Value
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Const, Function, IfExp, Loop, ModuleFacts, Name, Not, Seq, Span, Subscript, Value
 
 MAX_DEPTH = 6
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""
@@ -62,6 +62,8 @@ class Iteration:
     """The ``for`` statement, the ``iter()`` call or the call of the helper that iterates it."""
     via: Optional[Frame] = None
     """The project function that iterates it, when the site is a call of that function."""
+    iterated: Optional[Value] = None
+    """The expression iterated (``loader`` in ``for batch in loader``), at a direct site."""
 
 
 @dataclass(eq=False)
@@ -168,12 +170,12 @@ class Loops:
         function = frame.function.function
         found: List[Iteration] = []
         for loop in function.loops:
-            found.extend(Iteration(obj, loop.span) for obj in self.iterated(loop.iterable, frame))
+            found.extend(Iteration(obj, loop.span, iterated=loop.iterable) for obj in self.iterated(loop.iterable, frame))
         # A function's own epoch loops only need the calls inside loops; a helper's every call.
         calls = function.calls if depth else _unique([c for loop in function.loops for c in loop.calls])
         for call in calls:
             if isinstance(call.func, Name) and call.func.dotted == "iter" and call.args:
-                found.extend(Iteration(obj, call.span) for obj in self.iterated(call.args[0], frame))
+                found.extend(Iteration(obj, call.span, iterated=call.args[0]) for obj in self.iterated(call.args[0], frame))
                 continue
             if depth >= MAX_DEPTH or not self._may_iterate_a_loader(function, call) or not self._may_reach(call):
                 continue
@@ -224,6 +226,8 @@ class Loops:
         passes: Dict[int, int] = {}
         repeated: Set[int] = {id(obj.loader.call) for loop in self.epoch_loops for obj in loop.loaders}
         for module in self.project.modules:
+            if not self.project.in_focus(module):
+                continue
             for function in list(module.functions.values()):
                 iter_calls = [c for c in function.calls if isinstance(c.func, Name) and c.func.dotted == "iter" and c.args]
                 if not function.loops and not iter_calls:
@@ -285,24 +289,29 @@ class Loops:
 
     def _find_epoch_loops(self) -> Iterator[EpochLoop]:
         for module in self.project.modules:
+            if not self.project.in_focus(module):
+                continue
             for function in list(module.functions.values()):
                 if not function.loops:
                     continue
                 frame = self.flow.function_frame(module, function)
                 by_loop: Dict[int, EpochLoop] = {}
                 for iteration in self.sites(frame):
-                    loop = self.epoch_loop_of(frame, iteration.span)
+                    loop = self.epoch_loop_of(frame, iteration.span, iteration.iterated)
                     if loop is None:
                         continue
                     entry = by_loop.setdefault(id(loop), EpochLoop(module, function, frame, loop))
                     entry.iterations.append(iteration)
                 yield from by_loop.values()
 
-    def epoch_loop_of(self, frame: Frame, site: Span) -> Optional[Loop]:
+    def epoch_loop_of(self, frame: Frame, site: Span, iterated: Optional[Value] = None) -> Optional[Loop]:
+        """The loop whose passes iterate the loader at ``site`` again: not one whose passes
+        each take another loader (``for loader in self.loaders: iter(loader)``)."""
         function = frame.function.function
         enclosing = [
             loop for loop in function.loops
             if loop.span != site and contains(loop.span, site) and not _in_header(loop, site)
+            and not _takes_each(loop, iterated)
         ]
         candidates = [loop for loop in enclosing if self._counts_as_epochs(frame, loop)]
         if not candidates:
@@ -359,6 +368,18 @@ def _loaderish(value: Value, function: Optional[Function] = None) -> bool:
         return any(
             a.target == value.dotted and isinstance(a.value, Call) and _loaderish(a.value) for a in function.assigns
         )
+    return False
+
+
+def _takes_each(loop: Loop, iterated: Optional[Value]) -> bool:
+    """The iterated expression is (an attribute of) the loop's own target: each pass
+    iterates another object."""
+    root = iterated
+    while isinstance(root, (Attr, Subscript)):
+        root = root.value
+    if isinstance(root, Name) and root.qualified is None:
+        targets = {name.strip() for name in loop.target.replace("(", " ").replace(")", " ").split(",")}
+        return root.dotted.split(".", 1)[0] in targets
     return False
 
 

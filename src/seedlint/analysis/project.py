@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from functools import cached_property
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from seedlint.analysis import inputs
 from seedlint.analysis.documented_commands import DocumentedCommands
 from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.flow import ValueFlow
@@ -24,6 +25,7 @@ from seedlint.analysis.seeds import Seeds
 from seedlint.analysis.start_methods import StartMethods
 from seedlint.analysis.workers import WorkerCode
 from seedlint.config import Settings, versions_from
+from seedlint.discovery import ProjectTree
 from seedlint.facts.model import ModuleFacts
 from seedlint.knowledge.platforms import LINUX_ONLY
 from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
@@ -40,11 +42,17 @@ class Project:
         self.modules = modules
         self.settings = settings
         self.files = files
+        self.focus: Optional[FrozenSet[str]] = None
+        """The modules whose loaders rules judge, in a run over some files (None: all)."""
         self._memo: Dict[str, object] = {}
         self._settings_by_path: Dict[str, Settings] = {}
         self._versions_by_path: Dict[str, Resolution] = {}
         self._declared_by_directory: Dict[str, tuple] = {}
         self._api_uses_by_path: Dict[str, List[Tuple[str, str, int]]] = {}
+
+    def in_focus(self, module: ModuleFacts) -> bool:
+        """Rules judge the loaders, epoch loops and seedings of this module in this run."""
+        return self.focus is None or os.path.abspath(module.path) in self.focus
 
     def memo(self, key: str, compute):
         """A value rules share, computed once per run (a verdict several rules report)."""
@@ -140,10 +148,15 @@ class Project:
             return None
 
     @cached_property
+    def tree(self) -> ProjectTree:
+        """The project's scripts, documents and configuration files (one walk)."""
+        return ProjectTree(self.settings.project_root or self._common_folder(), inputs.read)
+
+    @cached_property
     def flow(self) -> ValueFlow:
         flow = ValueFlow(self.index, self.files)
         flow.torch_range_for = lambda path: self.settings_for(path).torch_version
-        flow.documented_commands = DocumentedCommands(self.settings.project_root or self._common_folder())
+        flow.documented_commands = DocumentedCommands(self.tree)
         return flow
 
     @cached_property

@@ -114,8 +114,13 @@ class IterableDatasetNotSharded(Rule):
                     "workers, every sample arrives num_workers times per epoch"
                 )
                 fix = Fix(FIX_KIND, iter_method.module.path, iter_method.function.span, safe=False)
+                evidence = [(iter_method.module.path, iter_method.function.span,
+                             f"`{iter_method.function.qualname}` yields every item in every worker")]
+                origin = instance.built_at
+                if origin is not None:
+                    evidence.append((origin[0].path, origin[1].span, f"`{instance.cls.cls.name}` is built here"))
                 yield self.report(loader.module, loader.call.span, message, fix,
-                                  related=(iter_method.module, built_in(instance), frame.module))
+                                  related=(iter_method.module, built_in(instance), frame.module), evidence=evidence)
                 break
 
     @staticmethod

@@ -10,7 +10,7 @@ from seedlint.analysis.objects import Frame, FunctionObj
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
-from seedlint.rules.base import Project, Rule, add_related, start_method_where, workers_condition
+from seedlint.rules.base import Project, Rule, add_related, start_method_where, workers_condition, workers_evidence
 from seedlint.rules.pickling import pickling_loaders, where_workers_pickle
 from seedlint.versions import between, range_of
 
@@ -103,8 +103,12 @@ class UnpicklableWorkerCallable(Rule):
                 where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
                 if not error and where is None:
                     continue
+                evidence = [(loader.module.path, loader.call.span, f"the DataLoader whose workers receive it as its {role}")]
+                if error and method.module is not None and method.span is not None:
+                    evidence.append((method.module.path, method.span, f"sets the '{method.name}' start method"))
+                evidence += workers_evidence(project, workers)
                 diagnostic = self._diagnostic(project, problem, role, method, error, where, workers_condition(workers),
-                                              "error" if error and not workers.option else "warning")
+                                              "error" if error and not workers.option else "warning", evidence)
                 key = (problem.module.path, problem.span.line, problem.span.col)
                 earlier = found[key][1].related if key in found else set()
                 # What the code sets says more than a platform's default, and workers that start
@@ -135,7 +139,7 @@ class UnpicklableWorkerCallable(Rule):
 
     def _diagnostic(
         self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str],
-        condition: str = "", severity: str = "warning",
+        condition: str = "", severity: str = "warning", evidence=(),
     ) -> Diagnostic:
         subject = f"the {role}" if role == "dataset" else f"`{role}`"
         raised = _exception(project, problem, forkserver_only=bool(where and where.startswith("under the forkserver")))
@@ -150,7 +154,7 @@ class UnpicklableWorkerCallable(Rule):
         # Hoisted into a notebook, the function would still be unimportable by spawned workers (SDL012).
         fixable = problem.fixable and not problem.module.cells
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if fixable else None
-        return self.report(problem.module, problem.span, message, fix, severity)
+        return self.report(problem.module, problem.span, message, fix, severity, evidence=evidence)
 
 
 def _exception(project: Project, problem: Unpicklable, forkserver_only: bool = False) -> str:

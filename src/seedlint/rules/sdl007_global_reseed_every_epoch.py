@@ -94,8 +94,13 @@ class GlobalReseedEveryEpoch(Rule):
                     if not broken:
                         continue
                     reported.add(id(call))
+                    evidence = [(epoch_loop.module.path, epoch_loop.loop.span, "the epoch loop it runs in")]
+                    if seeding.frame.module.path != epoch_loop.module.path or seeding.call.span != call.span:
+                        evidence.append((seeding.frame.module.path, seeding.call.span, f"`{seeding.spelled}` reseeds here"))
+                    evidence += [(obj.loader.module.path, obj.loader.call.span, "a DataLoader the loop reads, which draws from it")
+                                 for obj in randomised[:3]]
                     yield self.report(epoch_loop.module, call.span, self._message(seeding, broken, randomised[0]),
-                                      related=[seeding.frame.module, *(obj.loader.module for obj in randomised)])
+                                      related=[seeding.frame.module, *(obj.loader.module for obj in randomised)], evidence=evidence)
                     break
 
     @staticmethod

@@ -94,6 +94,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return
         reported: Set[Tuple[str, int, int]] = set()
         for module in project.modules:
+            if not project.in_focus(module):
+                continue
             for function in module.functions.values():
                 if not any(_spelled_like_seeding(_last(c)) for c in function.calls):
                     continue  # cheap, spelling-only screen: everything below resolves names
@@ -146,7 +148,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                 f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every rank the {_callee(runner.call)} at "
                 f"{where(runner.module, runner.call.span)} starts, so worker k of every rank gets the same seed and draws "
                 "the same augmentations; add the rank to the seed, or seed with `seed_everything(seed, workers=True)`"
-            ), related=(runner.module, seeding.frame.module))
+            ), related=(runner.module, seeding.frame.module), evidence=_seeding_evidence(seeding, call) + [
+                (runner.module.path, runner.call.span, "starts several ranks"),
+            ])
         return None
 
     # ------------------------------------------------------------------ Lightning
@@ -169,7 +173,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             )
             fixable = workers is None and not seeding.call.star_kwargs and not seeding.through_helper
             fix = Fix(FIX_KIND, frame.module.path, call.span) if fixable else None
-            return self.report(frame.module, call.span, message, fix, related=(runner.module, seeding.frame.module))
+            return self.report(frame.module, call.span, message, fix, related=(runner.module, seeding.frame.module),
+                               evidence=_seeding_evidence(seeding, call) + [(runner.module.path, runner.call.span, "starts several ranks")])
         return None
 
     # ------------------------------------------------------------------ plain DDP
@@ -196,7 +201,16 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
             "worker k of every rank gets the same seed and draws the same augmentations; "
             "add the rank to the seed (e.g. `seed + rank`)"
-        ), related=[seeding.frame.module, *(loader.module for loader in loaders)])
+        ), related=[seeding.frame.module, *(loader.module for loader in loaders)], evidence=_seeding_evidence(seeding, call) + [
+            (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
+        ])
+
+
+def _seeding_evidence(seeding, call) -> list:
+    """The seeding call itself, when a helper makes it away from the reported call."""
+    if seeding.call is call:
+        return []
+    return [(seeding.frame.module.path, seeding.call.span, f"`{seeding.spelled}` seeds here")]
 
 
 LAUNCH_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli", "instantiate")

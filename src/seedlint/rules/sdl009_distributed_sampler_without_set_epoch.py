@@ -44,7 +44,12 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     loader counts, whatever its name (`batches = make_pipeline()`, `self.data`, a helper's
     parameter). A step loop that makes a new iterator only when the old one runs out
     (`except StopIteration: it = iter(loader)`) inside a function its callers call from their
-    own epoch loops is judged through those loops.
+    own epoch loops is judged through those loops; one inside an `__iter__` (a loader that
+    mixes several and restarts the smaller ones when they run out) is judged where its object
+    is iterated. Repeated evaluation passes (the loop or the function it calls is named for a
+    test, evaluation, validation or prediction, turns gradients off, or calls `eval()`, and no
+    gradient step runs in the passes) are not reported: the order of an evaluation changes no
+    result.
 
     ## Why is this bad?
     `DistributedSampler` shuffles with a generator seeded by `seed + epoch`, where `epoch`
@@ -92,10 +97,12 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 if found and not _rebuilt_each_iteration(epoch_loop, obj):
                     samplers.append((obj, found))
             samplers = self._without_set_epoch(project, epoch_loop, samplers) if samplers else []
-            if not samplers:
-                continue
-            if _only_refreshed_when_exhausted(epoch_loop) and _calls_in_callers_loops(project, epoch_loop.frame):
-                continue  # the callers' loops are the epochs, and are judged themselves
+            if not samplers or (_evaluates(epoch_loop) and not _trains(project, epoch_loop)):
+                continue  # an evaluation repeated over the same split: its order changes no result
+            if _only_refreshed_when_exhausted(epoch_loop) and (
+                epoch_loop.function.name in ("__iter__", "__next__") or _calls_in_callers_loops(project, epoch_loop.frame)
+            ):
+                continue  # the callers' loops are the epochs (for an __iter__, where its object is iterated): judged there
             obj, _ = samplers[0]
             value = obj.loader.argument("sampler")
             spelled = value.dotted if isinstance(value, Name) else "DistributedSampler(...)"
@@ -246,6 +253,53 @@ def _advances_own_epoch(project: Project, cls: ClassRef) -> bool:
     if any(isinstance(c.func, Name) and c.func.dotted == f"{receiver}.set_epoch" for c in function.calls):
         return True
     return any(a.target == f"{receiver}.epoch" for a in function.assigns)
+
+
+TRAINING_CALLS = frozenset({"backward", "manual_backward", "train_step", "training_step", "optimizer_step"})
+OPTIMIZER_SPELLINGS = ("optim", "scaler", "opt")
+
+
+def _trains(project: Project, epoch_loop: EpochLoop) -> bool:
+    """The loop's passes train: a gradient step (``loss.backward()``, ``optimizer.step()``,
+    ``accelerator.backward(loss)``, a ``train_step``) runs in them, in the loop itself or
+    in a project function it reaches."""
+    flow = project.flow
+    frame = epoch_loop.frame
+    around = _calls_around(epoch_loop)
+    if any(_gradient_step(call) for call in around):
+        return True
+    roots = [callee for call in around for callee, _ in flow.callee_frames(call, frame)]
+    roots += [i.via for i in epoch_loop.iterations if i.via is not None]
+    return any(_gradient_step(call) for helper in reachable(flow, roots, limit=120) for call in helper.function.function.calls)
+
+
+EVALUATION_WORDS = ("test", "eval", "valid", "infer", "predict")
+NO_GRAD = ("no_grad", "inference_mode")
+
+
+def _evaluates(epoch_loop: EpochLoop) -> bool:
+    """The passes look like an evaluation: the loop's function, or the one it calls to
+    iterate the loader, is named for one (``test``, ``evaluate``, ``validate``, ``infer``,
+    ``predict``), turns gradients off, or switches a model to ``eval()``."""
+    functions = [epoch_loop.function] + [i.via.function.function for i in epoch_loop.iterations if i.via is not None]
+    for function in functions:
+        if any(word in function.name.lower() for word in EVALUATION_WORDS):
+            return True
+        if any(spelled(d) in NO_GRAD for d in function.decorators):
+            return True
+        if any(spelled(call.func) in NO_GRAD + ("eval",) and not call.args for call in function.calls):
+            return True
+    return False
+
+
+def _gradient_step(call) -> bool:
+    name = spelled(call.func)
+    if name in TRAINING_CALLS:
+        return True
+    if name == "step" and isinstance(call.func, Name):
+        owner = call.func.dotted.rsplit(".", 2)[-2].lower() if call.func.dotted.count(".") else ""
+        return any(spelling in owner for spelling in OPTIMIZER_SPELLINGS)
+    return False
 
 
 def _trains_on(project: Project, epoch_loop: EpochLoop, obj: LoaderObject) -> bool:

@@ -14,6 +14,7 @@ from seedlint.knowledge.library_rngs import HeldRng, class_name
 from seedlint.knowledge.library_worker_inits import library_worker_init
 from seedlint.rules.base import (
     Project, Rule, add_related, built, built_in, dataset_name, loaded_at, start_method_where, where, workers_condition,
+    workers_evidence,
 )
 from seedlint.versions import range_from_specifiers
 
@@ -175,9 +176,18 @@ class LibraryRngCopiedToWorkers(Rule):
                         if severity == "error":
                             fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
                             fix = fix or _library_worker_init_fix(project, loader, draw, init, init_absent)
+                        evidence = []
+                        if draw.reached is not None:
+                            evidence.append((draw.reached.function.module.path, draw.call.span,
+                                             f"worker code runs it here (`{draw.reached.function.function.qualname}`)"))
+                        origin = getattr(instance, "built_at", None)
+                        if origin is not None:
+                            evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(instance)}` is built here, in the main process"))
+                        evidence.append((loader.module.path, loader.call.span, "the DataLoader whose workers copy it"))
+                        evidence += workers_evidence(project, workers)
                         reported[key] = self.report(
                             site.frame.module, site.call.span, message, fix,
-                            severity=severity, related=related,
+                            severity=severity, related=related, evidence=evidence,
                         )
                         yield reported[key]
 

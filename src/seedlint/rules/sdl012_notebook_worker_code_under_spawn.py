@@ -116,7 +116,10 @@ class NotebookWorkerCodeUnderSpawn(Rule):
             f"<module '__main__' (built-in)>` and the loader raises `RuntimeError: DataLoader worker "
             f"(pid ...) exited unexpectedly`; move `{name}` into a .py module next to the notebook and import it"
         )
-        return self.report(module, span, message, severity="error" if error else "warning")
+        evidence = [(loader.module.path, loader.call.span, "the DataLoader whose workers must import it")]
+        if error and method.module is not None and method.span is not None:
+            evidence.append((method.module.path, method.span, f"sets the '{method.name}' start method"))
+        return self.report(module, span, message, severity="error" if error else "warning", evidence=evidence)
 
 
 def _notebook_top_level(module: ModuleFacts, qualname: str) -> bool:

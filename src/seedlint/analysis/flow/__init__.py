@@ -111,6 +111,7 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._globals: Dict[tuple, Values] = {}
         self._mutations: Dict[tuple, List[Tuple[Call, bool]]] = {}
         self._outside: Dict[str, list] = {}
+        self._assigned_attributes: Dict[str, list] = {}
         self._writers: Dict[str, Dict[str, List[Function]]] = {}
         self._guards_at: Dict[tuple, Optional[Tuple[Guard, ...]]] = {}
         self._truths: Dict[tuple, Optional[bool]] = {}

@@ -86,6 +86,10 @@ class AttributesMixin:
             return frozenset({External(f"{obj.qualified}.{name}")})
         if isinstance(obj, SuperObj):
             return self._super_attribute(obj, name)
+        if isinstance(obj, ExternalInstance) and obj.qualified in library.ATTRIBUTE_NAMESPACES and not name.startswith("__"):
+            found = self._namespace_attribute(obj, name)
+            if found is not None:
+                return found
         if isinstance(obj, ExternalInstance):
             held = library.LIBRARY_ATTRIBUTES.get(obj.qualified, {}).get(name)
             if held is not None:
@@ -396,6 +400,34 @@ class AttributesMixin:
                 return frozenset({FunctionObj(FunctionRef(item.module, item.module.functions[qualname]), obj.receiver)})
         external = self.index.external_bases(obj.cls)
         return frozenset({External(f"{external[0] if external else 'object'}.{name}")})
+
+    def _namespace_attribute(self, namespace: ExternalInstance, name: str) -> Optional[Values]:
+        """An attribute of a namespace object (``EasyDict()``, ``SimpleNamespace()``): the
+        keyword it was built with, and every ``holder.name = value`` written where
+        ``holder`` may be that object. None when nothing sets it."""
+        found: List[Values] = []
+        keyword = namespace.site.call.kwarg(name)
+        if keyword is not None:
+            found.append(self.eval(keyword, namespace.site.frame))
+        self._attribute_assignments()
+        for module, function, assign, head in self._assigned_attributes.get(name, ()):
+            frame = self.function_frame(module, function)
+            holder = Name(head, assign.span, f"{module.name}.{head}" if function.qualname == MODULE_CODE and module.name else None,
+                          "" if function.qualname == MODULE_CODE else function.qualname)
+            if any(isinstance(o, ExternalInstance) and o.site.call is namespace.site.call for o in self.eval(holder, frame)):
+                found.append(self.eval(assign.value, frame))
+        if found and namespace.qualified in library.CONFIG_DICTS:
+            found.append(UNKNOWN_SET)
+        return union(found) if found else None
+
+    def _attribute_assignments(self) -> None:
+        """``head.attribute = value`` in every analysed module, by attribute."""
+        for module in self._new_modules("attribute assignments"):
+            for function in module.functions.values():
+                for assign in function.assigns:
+                    head, _, attribute = assign.target.rpartition(".")
+                    if head:
+                        self._assigned_attributes.setdefault(attribute, []).append((module, function, assign, head))
 
     def _outside_assignments(self, instance: Instance, name: str) -> List[Values]:
         """``obj.name = value`` written outside the class, where ``obj`` may be ``instance``."""

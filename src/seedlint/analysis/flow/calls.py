@@ -33,10 +33,12 @@ from seedlint.analysis.objects import (
     ClassObj,
     Constant,
     DictObj,
+    DocumentedConstant,
     Entry,
     External,
     ExternalInstance,
     Frame,
+    FromCommandLine,
     FunctionObj,
     Instance,
     MethodOf,
@@ -158,6 +160,8 @@ class CallsMixin:
             if argument is not None:
                 return self.eval(argument, frame)
             return UNKNOWN_SET if qualified not in ("list", "tuple") else frozenset({SeqObj([])})
+        if qualified in library.CONVERSIONS and len(call.args) == 1 and not call.kwargs:
+            return frozenset(_converted(value, library.CONVERSIONS[qualified]) for value in self.eval(call.args[0], frame))
         if qualified in library.DATASET_COMBINERS:
             argument = call.argument("datasets", 0)
             return self.elements(self.eval(argument, frame)) if argument is not None else UNKNOWN_SET
@@ -464,3 +468,19 @@ class CallsMixin:
         if key is None:
             return False
         return all(not e.spread and e.key is not Entry.ANY and e.key != key.value for e in self.dict_entries(holder))
+
+
+def _converted(value: Obj, convert) -> Obj:
+    """``int(x)`` of one value: a converted constant (documented ones keep their place), a
+    command-line option's unknown value as it is, anything else unknown."""
+    if isinstance(value, FromCommandLine):
+        return value
+    if not isinstance(value, Constant) or value.value is None:
+        return UNKNOWN
+    try:
+        converted = convert(value.value)
+    except (TypeError, ValueError, OverflowError):
+        return UNKNOWN
+    if isinstance(value, DocumentedConstant):
+        return DocumentedConstant(converted, value.spelled, value.file, value.line)
+    return Constant(converted)

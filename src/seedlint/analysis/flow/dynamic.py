@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import os
+
 from typing import Dict, List, Optional
 
 import libcst as cst
@@ -116,10 +118,13 @@ class DynamicMixin:
         for name, kind in module.toplevel.items():
             if kind in ("class", "def"):
                 found.append(self.module_member(module, name))
-        if not own_only:
-            for name in module.imports:
-                values = self.module_member(module, name)
-                found.append(frozenset(v for v in values if isinstance(v, (ClassObj, FunctionObj))))
+        package = os.path.basename(module.path) == "__init__.py" and module.name
+        for name, target in module.imports.items():
+            # A package's own modules are its namespace (``from .lane import LaneDataset``).
+            if own_only and not (package and target.startswith(module.name + ".")):
+                continue
+            values = self.module_member(module, name)
+            found.append(frozenset(v for v in values if isinstance(v, (ClassObj, FunctionObj))))
         label = f"one of the classes a name looked up in `{module.name or module.path}` at run time may pick"
         return frozenset(ClassObj(v.cls, label) if isinstance(v, ClassObj) else v for v in union(found))
 
