@@ -14,8 +14,9 @@ For each checkout (its training scripts, ``examples/`` and tests included):
   ``libcst.parse_module``), facts, rules with the analysis they ask for;
 - seedlint warm (the cache filled by a first run) and its peak memory;
 - one training script changed, as pre-commit runs it: ``seedlint FILE`` cold, and warm
-  after the file's modification time changed (the project is analysed whole; unchanged
-  modules come from the facts cache);
+  after the file's modification time changed (unchanged modules come from the facts cache,
+  and only the loaders of the programs the file belongs to are judged:
+  ``seedlint.analysis.focus``);
 - whether the findings are the same with ``--jobs 1``, the default jobs, cold and warm.
 
 ruff and flake8 come from a ``peers`` virtualenv in the work directory (created once); the

@@ -24,3 +24,27 @@ def test_a_loader_read_in_one_pass_claims_no_repetition_across_epochs(tmp_path):
 def test_a_loader_read_every_epoch_claims_the_repetition(tmp_path):
     found = messages(ROOT / "SDL001" / "basic_getitem.py", tmp_path)
     assert len(found) == 1 and "epochs repeat them too" in found[0]
+
+
+def test_a_loop_that_may_read_either_of_two_loaders_names_both(tmp_path):
+    found = messages(ROOT / "SDL009" / "loader_chosen_by_option_names_each_candidate", tmp_path)
+    assert len(found) == 1
+    assert "of the DataLoader at data.py:26 or data.py:32 (the loop may read either)" in found[0]
+
+
+def test_a_worker_count_only_an_undocumented_option_sets_is_stated_as_a_condition(tmp_path):
+    found = messages(ROOT / "SDL001" / "workers_only_from_an_undocumented_option", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith(
+        "(only when the program runs with `--num-workers` above 0: its default starts no workers, and no command the "
+        "project documents passes it)"
+    )
+
+
+def test_a_worker_count_a_documented_command_sets_cites_the_command(tmp_path):
+    found = messages(ROOT / "SDL001" / "workers_passed_by_documented_script", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith(
+        "(the workers start when the program runs with `--num_workers 8`, as scripts/train_cluster.sh:8 does; the "
+        "option's default starts none)"
+    )

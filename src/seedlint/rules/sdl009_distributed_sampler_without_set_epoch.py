@@ -103,15 +103,22 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 epoch_loop.function.name in ("__iter__", "__next__") or _calls_in_callers_loops(project, epoch_loop.frame)
             ):
                 continue  # the callers' loops are the epochs (for an __iter__, where its object is iterated): judged there
+            samplers.sort(key=lambda entry: (entry[0].loader.module.path, entry[0].loader.call.span.line))
             obj, _ = samplers[0]
             value = obj.loader.argument("sampler")
             spelled = value.dotted if isinstance(value, Name) else "DistributedSampler(...)"
+            places = list(dict.fromkeys(where(o.loader.module, o.loader.call.span) for o, _ in samplers))
+            loaders = f"the DataLoader at {places[0]}" if len(places) == 1 else (
+                f"the DataLoader at {', '.join(places[:-1])} or {places[-1]} (the loop may read either)"
+            )
             message = (
-                f"the DistributedSampler `{spelled}` of the DataLoader at {where(obj.loader.module, obj.loader.call.span)} "
+                f"the DistributedSampler `{spelled}` of {loaders} "
                 "is iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
                 "on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
-            evidence = [(obj.loader.module.path, obj.loader.call.span, "the DataLoader the loop iterates")]
+            evidence = list(dict.fromkeys(
+                (o.loader.module.path, o.loader.call.span, "a DataLoader the loop iterates") for o, _ in samplers
+            ))
             for sampler in samplers[0][1]:
                 site = getattr(sampler, "site", None)
                 if site is not None:
