@@ -62,7 +62,8 @@ the keywords they are built with (``EasyDict(train=...)``)."""
 CONFIG_DICTS = ATTRIBUTE_NAMESPACES - {"types.SimpleNamespace", "argparse.Namespace"}
 """Attribute dictionaries programs fill from configuration files as well (``cfg_from_file``
 merging a YAML file's keys into an ``EasyDict``, ``ConfigDict.update``): an attribute the
-code sets may also hold what a file sets, so it is never only the code's value."""
+code sets on one built empty (``__C = edict()``) may also hold what a file sets, so it is
+never only the code's value."""
 
 LIBRARY_ATTRIBUTES = {
     "torch.utils.data.DataLoader": {"dataset": ("dataset", 0), "sampler": ("sampler", 3), "batch_sampler": ("batch_sampler", 4)},

@@ -41,6 +41,7 @@ from seedlint.analysis.objects import (
 )
 from seedlint.facts.model import (
     MODULE_CODE,
+    Attr,
     Call,
     Const,
     Function,
@@ -409,6 +410,8 @@ class AttributesMixin:
         keyword = namespace.site.call.kwarg(name)
         if keyword is not None:
             found.append(self.eval(keyword, namespace.site.frame))
+        if namespace.site.call.args:
+            found.append(self._copied_attribute(namespace.site.call.args[0], namespace.site.frame, name))
         self._attribute_assignments()
         for module, function, assign, head in self._assigned_attributes.get(name, ()):
             frame = self.function_frame(module, function)
@@ -416,9 +419,30 @@ class AttributesMixin:
                           "" if function.qualname == MODULE_CODE else function.qualname)
             if any(isinstance(o, ExternalInstance) and o.site.call is namespace.site.call for o in self.eval(holder, frame)):
                 found.append(self.eval(assign.value, frame))
-        if found and namespace.qualified in library.CONFIG_DICTS:
-            found.append(UNKNOWN_SET)
+        built_empty = not (namespace.site.call.args or namespace.site.call.kwargs or namespace.site.call.double_stars)
+        if found and namespace.qualified in library.CONFIG_DICTS and built_empty:
+            found.append(UNKNOWN_SET)  # ``__C = edict()`` filled in code, then merged from a file
         return union(found) if found else None
+
+    def _copied_attribute(self, source: Value, frame: Frame, name: str) -> Values:
+        """``EasyDict(args.__dict__)``, ``EasyDict(vars(args))``, ``EasyDict(cfg)``: the
+        attribute or key ``name`` of what the namespace was made from."""
+        if isinstance(source, Name) and source.dotted.endswith(".__dict__"):
+            holder = Name(source.dotted[: -len(".__dict__")], source.span, source.qualified and source.qualified[: -len(".__dict__")], source.scope)
+            return self.attribute(self.eval(holder, frame), name)
+        if isinstance(source, Attr) and source.attr == "__dict__":
+            return self.attribute(self.eval(source.value, frame), name)
+        if isinstance(source, Call) and isinstance(source.func, Name) and source.func.dotted == "vars" and source.args:
+            return self.attribute(self.eval(source.args[0], frame), name)
+        found: List[Values] = []
+        for value in self.eval(source, frame):
+            if isinstance(value, DictObj):
+                found.append(self.item(frozenset({value}), Const(name), None))
+            elif isinstance(value, (ArgsObj, ExternalInstance)):
+                found.append(self.attribute(frozenset({value}), name))
+            else:
+                found.append(UNKNOWN_SET)
+        return union(found) if found else UNKNOWN_SET
 
     def _attribute_assignments(self) -> None:
         """``head.attribute = value`` in every analysed module, by attribute."""
