@@ -12,34 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-TRAIN = '''
+DATASET = '''
 import argparse
 
-import numpy as np
-from torch.utils.data import DataLoader, Dataset
-
-
-class Jitter(Dataset):
-    def __len__(self):
-        return 64
-
-    def __getitem__(self, index):
-        return np.random.uniform()
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--workers", type=int, default=0)
-    args = parser.parse_args()
-    for batch in DataLoader(Jitter(), batch_size=8, num_workers=args.workers):
-        pass
-
-
-if __name__ == "__main__":
-    main()
-'''
-
-CONFIGURED = '''
 import numpy as np
 from omegaconf import OmegaConf
 from torch.utils.data import DataLoader, Dataset
@@ -51,7 +26,22 @@ class Jitter(Dataset):
 
     def __getitem__(self, index):
         return np.random.uniform()
+'''
 
+TRAIN = DATASET + '''
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workers", type=int, default=0)
+    args = parser.parse_args()
+    for batch in DataLoader(Jitter(), batch_size=8, num_workers=args.workers):
+        pass
+
+
+main()
+'''
+
+CONFIGURED = DATASET + '''
 
 def main():
     cfg = OmegaConf.load("configs/train.yaml")
@@ -59,8 +49,7 @@ def main():
         pass
 
 
-if __name__ == "__main__":
-    main()
+main()
 '''
 
 
