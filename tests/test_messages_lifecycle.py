@@ -48,3 +48,8 @@ def test_a_worker_count_a_documented_command_sets_cites_the_command(tmp_path):
         "(the workers start when the program runs with `--num_workers 8`, as scripts/train_cluster.sh:8 does; the "
         "option's default starts none)"
     )
+
+
+def test_a_worker_count_a_configuration_file_sets_cites_the_file(tmp_path):
+    found = messages(ROOT / "SDL001" / "workers_set_in_a_loaded_configuration_file", tmp_path)
+    assert len(found) == 1 and found[0].endswith("(4 workers, set at train.yaml:3)")

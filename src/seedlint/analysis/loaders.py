@@ -20,6 +20,7 @@ from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import (
     UNKNOWN,
     ClassObj,
+    ConfiguredConstant,
     Constant,
     DictObj,
     DocumentedConstant,
@@ -117,6 +118,8 @@ class Workers:
     option: Optional[str] = None
     """The command-line option (``--num_workers``) that alone may start workers: its default
     and every documented command start none."""
+    configured: Tuple[ConfiguredConstant, ...] = ()
+    """The positive counts configuration files set (``num_workers: 8``), with their places."""
 
     @property
     def may_be_positive(self) -> bool:
@@ -404,7 +407,8 @@ class Loaders:
             unknown = True
         elif not known:
             unknown = True
-        return Workers(counts, unknown, documented, option)
+        configured = tuple(v for v in ordered(known) if isinstance(v, ConfiguredConstant) and _positive(v.value))
+        return Workers(counts, unknown, documented, option, configured)
 
     def datasets(self, loader: LoaderCall, frame: Frame) -> List[Obj]:
         """The dataset objects the loader may load: objects of project classes, and objects

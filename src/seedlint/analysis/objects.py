@@ -254,6 +254,18 @@ def _hashable(value: object) -> bool:
 NONE = Constant(None)
 
 
+class ConfiguredConstant(Constant):
+    """A constant a configuration file sets (``num_workers: 8``): ``place`` is the (path,
+    line) of its key."""
+
+    __slots__ = ("place",)
+
+    def __init__(self, value: object, place: Tuple[str, int]) -> None:
+        super().__init__(value)
+        self.place = place
+        self.key = self.key + ("configured", place)
+
+
 class DocumentedConstant(Constant):
     """A constant a documented command passes to a command-line option: ``spelled`` is the
     option as written (``--num_workers 8``), ``file`` and ``line`` where (relative to the

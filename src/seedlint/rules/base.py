@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import ClassVar, Iterable, List, Optional, Tuple
 
+from seedlint.analysis.config_files import config_where
 from seedlint.analysis.project import Project
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
@@ -132,6 +133,9 @@ def workers_condition(workers) -> str:
             f" (only when the program runs with `{workers.option}` above 0: its default starts no workers, and no "
             "command the project documents passes it)"
         )
+    if workers.configured:
+        first = workers.configured[0]
+        return f" ({first.value} workers, set at {config_where(first.place, None)})"
     return ""
 
 
@@ -144,7 +148,9 @@ def workers_severity(workers) -> Optional[str]:
 def workers_evidence(project, workers) -> List[Tuple[str, Span, str]]:
     """Evidence for each documented command that starts the loader's workers."""
     root = project.settings.project_root or os.getcwd()
-    return [
+    found = [
         (os.path.join(root, v.file), Span(v.line, 0, v.line, 0), f"runs the program with `{v.spelled}`: its workers start here")
         for v in workers.documented
     ]
+    found += [(v.place[0], Span(v.place[1], 0, v.place[1], 0), f"sets {v.value} workers") for v in workers.configured]
+    return found

@@ -40,6 +40,7 @@ from seedlint.analysis.objects import (
     NOTHING,
     UNKNOWN_SET,
     ClassObj,
+    ConfiguredConstant,
     Constant,
     DictObj,
     Entry,
@@ -58,6 +59,7 @@ from seedlint.facts.model import (
     Call,
     Compare,
     Comprehension,
+    ConfigConst,
     Const,
     DictDisplay,
     Each,
@@ -167,6 +169,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         return found
 
     def _evaluate(self, value: Value, frame: Frame) -> Values:
+        if isinstance(value, ConfigConst) and value.place[0]:
+            return frozenset({ConfiguredConstant(value.value, value.place)})
         if isinstance(value, Const):
             return frozenset({Constant(value.value)})
         if isinstance(value, Name):
