@@ -46,18 +46,18 @@ def focused_modules(changed: Iterable[str], files: ProjectFiles, tree: ProjectTr
     words_of = {path: _words(path, texts) for path in changed}
     if _configured(set().union(*words_of.values()), tree):
         return None
-    reaching = _close(changed, files, texts)
+    reaching = importers(changed, files, texts, classes=True)
     reached = _reached_from(changed | reaching, files, texts)
     return frozenset(changed | reaching | reached)
 
 
-def _close(start: Set[str], files: ProjectFiles, texts: Dict[str, str]) -> Set[str]:
-    """The files that import a module of ``start`` (or, one step away, look one of its
-    classes up by name), or import one of those, transitively."""
+def importers(start: Set[str], files: ProjectFiles, texts: Dict[str, str], classes: bool = False) -> Set[str]:
+    """The files that import a module of ``start``, or import one of those, transitively;
+    with ``classes``, also those that look one of its classes up by name, one step away."""
     by_ending = _endings(files)
     found = set(start)
     frontier = set(start)
-    first = True
+    first = classes
     while frontier:
         words = sorted(set().union(*(_words(path, texts, classes=first) for path in frontier)))
         named_by = [path for path in files.mentioning(words) if path not in found] if words else []

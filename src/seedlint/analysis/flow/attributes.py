@@ -6,12 +6,11 @@ from outside the class.
 
 from __future__ import annotations
 
-import os
-import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from seedlint.analysis import library
 from seedlint.analysis.documented_commands import script_paths
+from seedlint.analysis.focus import importers
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.analysis.objects import (
     COMMAND_LINE,
@@ -190,20 +189,11 @@ class AttributesMixin:
         return bool(set(scripts) & self._importers(module_path))
 
     def _importers(self, module_path: str) -> Set[str]:
-        """The module and the project files that may import it, directly or through up to
-        three others, found by the name they import it under."""
+        """The module and the project files that import it, directly or through others."""
         found = self._importers_memo.get(module_path)
-        if found is not None:
-            return found
-        found = {module_path}
-        frontier = [module_path]
-        for _ in range(MAX_IMPORT_HOPS):
-            if self.files is None or not frontier:
-                break
-            names = sorted({_imported_as(path) for path in frontier})
-            frontier = [path for path in self.files.mentioning(names) if path not in found and _imports_any(path, names)]
-            found.update(frontier)
-        self._importers_memo[module_path] = found
+        if found is None:
+            others = importers({module_path}, self.files, {}) if self.files is not None else set()
+            found = self._importers_memo[module_path] = {module_path} | others
         return found
 
     def _parser_calls(self) -> Dict[str, List[Tuple[ModuleFacts, Function, Call]]]:
@@ -474,7 +464,6 @@ class AttributesMixin:
 
 
 _UNCONVERTED = object()
-MAX_IMPORT_HOPS = 4
 
 
 def _option_flag(call: Call) -> str:
@@ -482,26 +471,6 @@ def _option_flag(call: Call) -> str:
     flags = [a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str) and a.value.startswith("-")]
     long = [f for f in flags if f.startswith("--")]
     return (long or flags or [""])[0]
-
-
-def _imports_any(path: str, names: List[str]) -> bool:
-    """An ``import`` statement of the file names one of ``names`` (``import pkg.name``,
-    ``from .name import x``, ``from pkg import name``), not a comment or a string."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
-        return False
-    words = "|".join(re.escape(name) for name in names)
-    pattern = (rf"^[ \t]*(?:import[ \t]+[\w. ,]*\b(?:{words})\b|from[ \t]+[\w.]*\b(?:{words})\b[\w.]*[ \t]+import\b"
-               rf"|from[ \t]+[\w.]+[ \t]+import[ \t(]+[^\n]*\b(?:{words})\b)")
-    return re.search(pattern, text, re.MULTILINE) is not None
-
-
-def _imported_as(path: str) -> str:
-    """The last part of the dotted name a module is imported under (a package's folder)."""
-    base = os.path.basename(path)
-    return os.path.basename(os.path.dirname(path)) if base == "__init__.py" else os.path.splitext(base)[0]
 
 
 def _option_type(value: Optional[Value]):
