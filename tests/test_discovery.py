@@ -25,9 +25,17 @@ FILES = [
     "pkg/docs/api.py",               # so a nested docs/ stays
     "pkg/local/scratch.py",          # `/local` in pkg/.gitignore: anchored to pkg/
     "pkg/sub/local/kept.py",
+    "tools/scratch_a.py",            # `scratch_*.py` ...
+    "tools/scratch_keep_a.py",       # ... re-included by `!scratch_keep*.py` ...
+    "tools/scratch_keep_not.py",     # ... and ignored again by a later line: the last match wins
+    "pkg/tmp_one.py",                # `tmp_*.py` at the root ...
+    "pkg/tmp_wanted.py",             # ... re-included by pkg/.gitignore
 ]
-ROOT_GITIGNORE = "/datasets\nbuild/\n*.gen.py\n!keep.gen.py\ndocs/*.py\n"
-NESTED_GITIGNORE = "/local\n"
+ROOT_GITIGNORE = (
+    "/datasets\nbuild/\n*.gen.py\n!keep.gen.py\ndocs/*.py\n"
+    "scratch_*.py\n!scratch_keep*.py\nscratch_keep_not.py\ntmp_*.py\n"
+)
+NESTED_GITIGNORE = "/local\n!tmp_wanted.py\n"
 
 
 @pytest.fixture
@@ -56,7 +64,17 @@ def test_directory_run_keeps_what_git_keeps(tree):
     found = {os.path.relpath(t.absolute, tree).replace(os.sep, "/") for t in discover([str(tree)], Settings())}
     expected = git_kept(tree)
     assert "datasets/coco.py" not in expected and "pkg/datasets/voc.py" in expected  # the reference reads the tree as meant
+    assert {"tools/scratch_keep_a.py", "pkg/tmp_wanted.py"} <= expected
+    assert not {"tools/scratch_a.py", "tools/scratch_keep_not.py", "pkg/tmp_one.py"} & expected
     assert found == expected
+
+
+def test_exclude_globs_match_a_name_a_path_or_a_folder_above(tree):
+    settings = Settings(extend_exclude=["pkg/sub", "*.gen.py", "tools/"])
+    found = {os.path.relpath(t.absolute, tree).replace(os.sep, "/") for t in discover([str(tree)], settings)}
+    assert "pkg/sub/local/kept.py" not in found and "pkg/models/keep.gen.py" not in found
+    assert not any(path.startswith("tools/") for path in found)
+    assert "train.py" in found and "pkg/tmp_wanted.py" in found
 
 
 def test_a_file_named_explicitly_is_checked_even_when_ignored(tree):

@@ -20,14 +20,22 @@ class Target:
     absolute: str
 
 
-def _matches(name: str, relative: str, patterns: Sequence[str]) -> bool:
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern):
-            return True
-        if fnmatch.fnmatch(relative, pattern + "/*"):
-            return True
-    return False
+class _Excludes:
+    """The exclude globs compiled once: a file or folder is excluded when a glob matches its
+    name or its path relative to the walked directory, or a folder above it."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        globs = [pattern.rstrip("/") for pattern in patterns]
+        alternation = "|".join(f"(?:{fnmatch.translate(os.path.normcase(g))})" for g in globs)
+        below = "|".join(f"(?:{fnmatch.translate(os.path.normcase(g + '/*'))})" for g in globs)
+        self._match = re.compile(alternation).match if globs else None
+        self._below = re.compile(below).match if globs else None
+
+    def __call__(self, name: str, relative: str) -> bool:
+        if self._match is None:
+            return False
+        name, relative = os.path.normcase(name), os.path.normcase(relative)
+        return bool(self._match(name) or self._match(relative) or self._below(relative))
 
 
 class _GitIgnore:
@@ -35,8 +43,9 @@ class _GitIgnore:
     directory-only patterns, and ``!`` negations, read per directory."""
 
     def __init__(self) -> None:
-        self.rules: List[Tuple[str, Callable[[str], object], bool, bool, bool]] = []
-        """(directory, compiled pattern, anchored, negate, directory_only), in file order."""
+        self.groups: List[Tuple[str, Callable[[str], object], bool, bool, bool]] = []
+        """(directory, compiled patterns, anchored, negate, directory_only), in file order:
+        consecutive lines of one file and one kind share one alternation."""
 
     def read(self, directory: str) -> None:
         path = os.path.join(directory, ".gitignore")
@@ -45,6 +54,7 @@ class _GitIgnore:
                 lines = handle.read().splitlines()
         except OSError:
             return
+        kinds: List[Tuple[Tuple[bool, bool, bool], List[str]]] = []
         for line in lines:
             line = line.strip()
             if not line or line.startswith("#"):
@@ -54,13 +64,18 @@ class _GitIgnore:
             directory_only = line.endswith("/")
             line = line.rstrip("/")
             anchored = "/" in line  # a leading or inner slash anchors the pattern to this directory
-            match = re.compile(fnmatch.translate(os.path.normcase(line.lstrip("/")))).match
-            self.rules.append((directory, match, anchored, negate, directory_only))
+            kind = (anchored, negate, directory_only)
+            if not kinds or kinds[-1][0] != kind:
+                kinds.append((kind, []))
+            kinds[-1][1].append(fnmatch.translate(os.path.normcase(line.lstrip("/"))))
+        for (anchored, negate, directory_only), patterns in kinds:
+            match = re.compile("|".join(f"(?:{pattern})" for pattern in patterns)).match
+            self.groups.append((directory, match, anchored, negate, directory_only))
 
     def ignored(self, path: str, is_dir: bool) -> bool:
-        result = False
+        """The last line that matches decides, as in git."""
         name = os.path.basename(path)
-        for base, match, anchored, negate, directory_only in self.rules:
+        for base, match, anchored, negate, directory_only in reversed(self.groups):
             if directory_only and not is_dir:
                 continue
             if path == base:
@@ -70,8 +85,8 @@ class _GitIgnore:
             else:
                 continue
             if match(os.path.normcase(relative if anchored else name)):
-                result = not negate
-        return result
+                return not negate
+        return False
 
 
 def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
@@ -126,6 +141,7 @@ def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = l
     """(shown, absolute) of the files under the directory ``given`` whose name is ``wanted``
     (Python files and notebooks), in order; ``listed`` is told each folder read."""
     gitignore = _GitIgnore()
+    excluded = _Excludes(excludes)
     top = os.path.abspath(given)
     unreadable: List[OSError] = []
     for directory, subdirs, files in os.walk(top, onerror=unreadable.append):
@@ -136,7 +152,7 @@ def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = l
         for sub in sorted(subdirs):
             full = os.path.join(directory, sub)
             relative = os.path.normpath(os.path.join(relative_dir, sub)).replace(os.sep, "/")
-            if _matches(sub, relative, excludes) or gitignore.ignored(full, True) or os.path.islink(full):
+            if excluded(sub, relative) or gitignore.ignored(full, True) or os.path.islink(full):
                 continue
             kept.append(sub)
         subdirs[:] = kept
@@ -145,7 +161,7 @@ def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = l
                 continue
             full = os.path.join(directory, name)
             relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")
-            if _matches(name, relative, excludes) or gitignore.ignored(full, False):
+            if excluded(name, relative) or gitignore.ignored(full, False):
                 continue
             shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
             yield shown, os.path.abspath(full)
