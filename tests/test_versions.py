@@ -155,6 +155,26 @@ def test_several_environment_files_are_alternatives(tmp_path):
     assert not resolution.conflicts
 
 
+def test_lock_files_per_release_are_alternatives(tmp_path):
+    """A folder of lock files, one per release (``requirements/2.0.1_requirements.txt``), pins
+    each package once per file: different pins are alternatives (the union), not a
+    contradiction; where a conda environment asks for more, it is one more route."""
+    write(tmp_path, {
+        "requirements/1.9.0_requirements.txt": "torch==1.8.1\nnumpy==1.21.0\nmolkit==0.2\n",
+        "requirements/2.0.0_requirements.txt": "torch==2.1.0+cpu\nnumpy==1.26.4\nmolkit==0.2.1\n",
+        "requirements/2.1.0_requirements.txt": "torch==2.5.1\nnumpy==1.26.4\n",
+        "environment.yml": "dependencies:\n  - pip:\n    - molkit>=0.3\n",
+        "setup.cfg": "",
+    })
+    resolution = versions(tmp_path)
+    torch = resolution.get("torch")
+    assert torch.declared and torch.may_be_below("1.9") and torch.may_be_at_least("2.5")
+    assert not torch.may_be_below("1.8.1") and not torch.may_be_at_least("2.6")
+    assert resolution.get("numpy").describe() == ">=1.21.0,<=1.26.4"
+    assert resolution.get("molkit").declared and resolution.get("molkit").may_be_at_least("0.3")
+    assert not resolution.conflicts
+
+
 def test_optional_dependency_groups_are_alternatives(tmp_path):
     """Extras that pin torch for different accelerators are two ways to install, not one: a
     package the required dependencies name keeps their range (the project installs without

@@ -177,6 +177,36 @@ def requirements_file(path: str, root: str, seen: Optional[Set[str]] = None) -> 
     return found
 
 
+def requirement_alternatives(per_file: List[List[Declaration]]) -> List[Declaration]:
+    """The declarations of several requirement files of one folder. Files add up
+    (``requirements.txt`` and ``requirements-dev.txt``: a range one of them states that
+    excludes another's is a contradiction), except lock files: a package that each file pins
+    to one version, and to different versions (``requirements/2.0.1_requirements.txt``
+    pinning ``torch==2.1.0``, ``requirements/2.2.0_requirements.txt`` ``torch==2.5.1``), is
+    pinned by alternative lock files, one per release or platform: it gets the union."""
+    per_package: Dict[str, List[Tuple[Declaration, ...]]] = {}
+    order: List[str] = []
+    for declarations in per_file:
+        grouped: Dict[str, List[Declaration]] = {}
+        for declaration in declarations:
+            grouped.setdefault(declaration.package, []).append(declaration)
+        for package, group in grouped.items():
+            if package not in per_package:
+                order.append(package)
+            per_package.setdefault(package, []).append(tuple(group))
+    found: List[Declaration] = []
+    for package in order:
+        groups = per_package[package]
+        together = [d for group in groups for d in group]
+        pinned = all(d.specifier.startswith("==") for d in together)
+        if len(groups) == 1 or not pinned or not _intersection(d.range() for d in together).empty:
+            found.extend(together)
+        else:
+            first = groups[0][0]
+            found.append(Declaration(package, "", first.file, first.line, alternatives=tuple(groups)))
+    return found
+
+
 # ---------------------------------------------------------------------- pyproject.toml
 def _poetry_specifier(spec: str) -> Optional[str]:
     """Poetry's constraint syntax as PEP 440: ``^1.8`` -> ``>=1.8,<2.0``; ``~1.8`` ->
@@ -768,11 +798,12 @@ def _pip_or_conda(packaging: List[Declaration], environments: List[Declaration])
     "for conda users"), not one install: the package gets the union of the two."""
     found = list(packaging)
     for declaration in environments:
-        pip_side = tuple(d for d in found if d.package == declaration.package and not d.alternatives)
+        pip_side = tuple(d for d in found if d.package == declaration.package)
         if pip_side and _intersection(d.range() for d in pip_side + (declaration,)).empty:
             found = [d for d in found if d not in pip_side]
             first = pip_side[0]
-            found.append(Declaration(declaration.package, "", first.file, first.line, alternatives=(pip_side, (declaration,))))
+            routes = pip_side[0].alternatives if len(pip_side) == 1 and pip_side[0].alternatives else (pip_side,)
+            found.append(Declaration(declaration.package, "", first.file, first.line, alternatives=routes + ((declaration,),)))
         else:
             found.append(declaration)
     return found
@@ -802,9 +833,8 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
     path = os.path.join(directory, "setup.py")
     if os.path.isfile(path):
         take(setup_py(path, root, seen))
-    for pattern in REQUIREMENT_FILES:
-        for named in sorted(glob.glob(os.path.join(directory, pattern))):
-            found.extend(requirements_file(named, root, seen))
+    requirement_files = sorted({named for pattern in REQUIREMENT_FILES for named in glob.glob(os.path.join(directory, pattern))})
+    found.extend(requirement_alternatives([requirements_file(named, root, seen) for named in requirement_files]))
     environments = sorted({named for pattern in ENVIRONMENT_FILES for named in glob.glob(os.path.join(directory, pattern))})
     declared_by_environments, environment_python = environment_alternatives([environment_yml(named, root) for named in environments])
     found = _pip_or_conda(found, declared_by_environments)
