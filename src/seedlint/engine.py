@@ -12,7 +12,6 @@ import gc
 import hashlib
 import os
 import pickle
-import re
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -407,7 +406,7 @@ class Engine:
         overrides = dict(overrides or {})
         applied: Dict[str, int] = {}
         applied_codes: Dict[str, Dict[str, int]] = {}
-        result = self._analyse(targets, overrides)
+        result = self._analyse(targets, overrides, fixing=True)
         broken = {e.path for e in result.errors}
         notebook_json: Dict[str, str] = {}
         """The fixed JSON text of each notebook a fix edits."""
@@ -460,7 +459,7 @@ class Engine:
             if not changed:
                 break
             errors = result.errors
-            result = self._analyse(targets, overrides)
+            result = self._analyse(targets, overrides, fixing=True)
             broken.update(e.path for e in result.errors)
             result.errors = _unique(errors + result.errors)
         for absolute, text in overrides.items():
@@ -533,14 +532,30 @@ class Engine:
         return source
 
     def _analyse(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]] = None,
-                 focus: Optional[List[str]] = None) -> Result:
+                 focus: Optional[List[str]] = None, fixing: bool = False) -> Result:
         with collection_paused(), inputs.recording() as read:
-            result = self._analyse_now(targets, overrides, trees, focus)
+            result = self._analyse_now(targets, overrides, trees, focus, fixing)
         self._last_inputs = read
         return result
 
+    def _quiet_key(self) -> str:
+        """Where the files known to mention no trigger are stored: per project, installed code
+        and trigger set."""
+        digest = f"{code_fingerprint()}\0{self.settings.project_root}\0{self.tokens!r}"
+        return cache_key(digest, "<quiet files>", "", False)
+
+    def _quiet_files(self, overrides: Dict[str, str]) -> Dict[str, Tuple[int, int]]:
+        """Python files that mentioned no trigger when last read, by (size, modification
+        time): while those hold, the file is not read again (only ``--fix``, which must
+        compare what it writes with what it read, reads everything)."""
+        cache = self.store.cache
+        if cache is None or overrides:
+            return {}
+        stored = cache.get(self._quiet_key())
+        return stored if isinstance(stored, dict) else {}
+
     def _analyse_now(self, targets: List[Target], overrides: Dict[str, str], trees: Optional[Dict[str, ast.AST]],
-                     focus: Optional[List[str]] = None) -> Result:
+                     focus: Optional[List[str]] = None, fixing: bool = False) -> Result:
         from seedlint.analysis.files import ProjectFiles
         from seedlint.analysis.index import ProjectIndex, module_identity
 
@@ -551,10 +566,20 @@ class Engine:
         roots: List[ModuleFacts] = []
         linted: Dict[str, str] = {}
         candidates = []
+        known_quiet = self._quiet_files(overrides) if not fixing else {}
+        quiet: Dict[str, Tuple[int, int]] = {}
         with timing.phase("read"):
             for number, target in enumerate(targets, 1):
                 if number % 100 == 0:
                     self.progress(f"read {number} of {len(targets)} files")
+                stat = _stat(target.absolute) if target.absolute not in overrides else None
+                if stat is not None and known_quiet.get(target.absolute) == stat:
+                    result.files_checked += 1
+                    result.checked.add(target.absolute)
+                    linted[target.absolute] = target.shown
+                    self._shown[target.absolute] = target.shown
+                    quiet[target.absolute] = stat
+                    continue
                 source = self._load_source(target.absolute, overrides, target.shown)
                 if isinstance(source, InputError):
                     result.errors.append(source)
@@ -572,6 +597,8 @@ class Engine:
                 raw = source.text.encode("utf-8", "surrogatepass") if target.absolute in overrides else source.raw
                 if not self.mentions(raw):
                     self._seen.setdefault(target.absolute, (len(raw), hash(raw)))
+                    if stat is not None and notebook is None and len(raw) == stat[0]:
+                        quiet[target.absolute] = stat
                 else:
                     self._sources.setdefault(target.absolute, source)  # the text only of files a rule can start from
                     too_large = too_large_to_parse(source, code_only=notebook is not None)
@@ -580,6 +607,8 @@ class Engine:
                         continue
                     name, root, is_package = module_identity(target.absolute)
                     candidates.append((target, source, name, root, is_package))
+        if quiet != known_quiet and self.store.cache is not None and not fixing and not overrides:
+            self.store.cache.put(self._quiet_key(), quiet)
         self.progress(f"parsing the {len(candidates)} of {len(targets)} files that name a loader, a dataset or a Trainer")
         verdicts = self.store.roots([(t.absolute, src.text, n, p) for t, src, n, _, p in candidates], self.names, trees)
         for (target, _, _, root, _), facts in zip(candidates, verdicts):

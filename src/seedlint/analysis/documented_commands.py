@@ -42,6 +42,8 @@ _ASSIGNMENT = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+)?([A-Za-z_][A-Za
 _VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _PROMPT = re.compile(r"^(?:\$|>|%|!)\s*")
 _MAY_RUN_PYTHON = re.compile(r"python|torchrun|deepspeed|accelerate|horovodrun|\.py\b")
+_RUNS_A_SCRIPT = re.compile(r"\.py\b|(?:^|\s)-m\s")
+"""A command that runs a script names it (``train.py``) or its module (``-m pkg.train``)."""
 _INLINE_CODE = re.compile(r"`([^`]+)`")
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 
@@ -156,7 +158,10 @@ def _options_in(path: str, relative: str) -> Iterator[Passed]:
         spans = _INLINE_CODE.findall(command) if document else []
         for piece in spans or [command]:
             for part in _SEPARATORS.split(_PROMPT.sub("", piece.strip().strip("`"))):
-                found = _script_arguments(_substituted(part, variables))
+                part = _substituted(part, variables)
+                if not _RUNS_A_SCRIPT.search(part):
+                    continue
+                found = _script_arguments(part)
                 if found is not None:
                     script, arguments = found
                     yield from _passed(arguments, relative, line_number, script)

@@ -37,7 +37,7 @@ from seedlint.analysis.objects import (
     SeqObj,
     Values,
 )
-from seedlint.facts.model import Attr, Call, ConfigConst, Function, ModuleFacts, Name, Span
+from seedlint.facts.model import Call, ConfigConst, Function, ModuleFacts, Name, Span
 
 LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric")
 TRAINER_CLASSES = frozenset({
@@ -122,16 +122,13 @@ class Lightning:
     def trainers(self) -> List[Runner]:
         """Every ``Trainer(...)`` the checked modules build."""
         found = []
-        for module in self.project.modules:
-            for function, call in module.all_calls():
-                if not _spelled_in(call, ("Trainer", "from_argparse_args", "LightningCLI", *INSTANTIATORS_LAST)):
-                    continue
-                frame = self.flow.function_frame(module, function)
-                objects = self.flow.callee_objects(call, frame)
-                if any(self._is_trainer_class(o) for o in objects):
-                    found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
-                elif any(getattr(o, "qualified", None) in INSTANTIATE for o in objects):
-                    found.extend(self._instantiated_trainers(module, function, call, frame))
+        for module, function, call in self.project.calls_spelled(("Trainer", "from_argparse_args", "LightningCLI", *INSTANTIATORS_LAST)):
+            frame = self.flow.function_frame(module, function)
+            objects = self.flow.callee_objects(call, frame)
+            if any(self._is_trainer_class(o) for o in objects):
+                found.append(Runner("trainer", module, function, call, frame, self._injects(call, frame, TRAINER_OLD_FLAG)))
+            elif any(getattr(o, "qualified", None) in INSTANTIATE for o in objects):
+                found.extend(self._instantiated_trainers(module, function, call, frame))
         found.extend(runner for runner, _ in self._cli_programs)
         return found
 
@@ -143,18 +140,15 @@ class Lightning:
         classes the CLI was given with the section's keys)."""
         found: List[Tuple[Runner, List[Instance]]] = []
         configs: Optional[list] = None
-        for module in self.project.modules:
-            for function, call in module.all_calls():
-                if not _spelled_in(call, ("LightningCLI", "CLI")):
-                    continue
-                frame = self.flow.function_frame(module, function)
-                home = self._cli_home(self.flow.callee_objects(call, frame))
-                if home is None:
-                    continue
-                if configs is None:
-                    configs = cli_configs(self.project.settings.project_root or os.path.dirname(module.path))
-                for _, content in configs:
-                    found.append(self._cli_program(module, function, call, frame, home, content))
+        for module, function, call in self.project.calls_spelled(("LightningCLI", "CLI")):
+            frame = self.flow.function_frame(module, function)
+            home = self._cli_home(self.flow.callee_objects(call, frame))
+            if home is None:
+                continue
+            if configs is None:
+                configs = cli_configs(self.project.settings.project_root or os.path.dirname(module.path))
+            for _, content in configs:
+                found.append(self._cli_program(module, function, call, frame, home, content))
         return found
 
     def _cli_home(self, objects: Values) -> Optional[str]:
@@ -301,39 +295,33 @@ class Lightning:
     def _run_calls(self) -> Iterable[Tuple[Runner, Optional[Instance], List[LoaderObject]]]:
         """``trainer.fit(model, ...)`` and friends: the runner, the module object, the loaders passed."""
         by_call = {id(t.call): t for t in self.trainers}
-        for module in self.project.modules:
-            for function, call in module.all_calls():
-                if not _spelled_in(call, RUN_METHODS):
+        for module, function, call in self.project.calls_spelled(RUN_METHODS):
+            frame = self.flow.function_frame(module, function)
+            for callee in self.flow.callee_objects(call, frame):
+                receiver = callee.receiver if isinstance(callee, MethodOf) else None
+                if not isinstance(receiver, ExternalInstance) or id(receiver.site.call) not in by_call:
                     continue
-                frame = self.flow.function_frame(module, function)
-                for callee in self.flow.callee_objects(call, frame):
-                    receiver = callee.receiver if isinstance(callee, MethodOf) else None
-                    if not isinstance(receiver, ExternalInstance) or id(receiver.site.call) not in by_call:
-                        continue
-                    runner = by_call[id(receiver.site.call)]
-                    passed = [*call.args, *(v for k, v in call.kwargs)]
-                    values = self._flatten(frozenset().union(*(self.flow.eval(v, frame) for v in passed))) if passed else frozenset()
-                    loaders = self.project.loops.loader_objects(values)
-                    instances = [v for v in values if isinstance(v, Instance) and self._is_module_class(v.cls)]
-                    for instance in instances or [None]:
-                        yield runner, instance, loaders
+                runner = by_call[id(receiver.site.call)]
+                passed = [*call.args, *(v for k, v in call.kwargs)]
+                values = self._flatten(frozenset().union(*(self.flow.eval(v, frame) for v in passed))) if passed else frozenset()
+                loaders = self.project.loops.loader_objects(values)
+                instances = [v for v in values if isinstance(v, Instance) and self._is_module_class(v.cls)]
+                for instance in instances or [None]:
+                    yield runner, instance, loaders
 
     def _is_module_class(self, cls: ClassRef) -> bool:
         return any(_is_lightning_module_base(base) for base in self.index.external_bases(cls))
 
     def _fabric_setups(self) -> Iterable[Tuple[Runner, List[LoaderObject]]]:
-        for module in self.project.modules:
-            for function, call in module.all_calls():
-                if not _spelled_in(call, ("setup_dataloaders", "setup_dataloader")):
-                    continue
-                frame = self.flow.function_frame(module, function)
-                for callee in self.flow.callee_objects(call, frame):
-                    receiver = callee.receiver if isinstance(callee, MethodOf) else None
-                    if isinstance(receiver, ExternalInstance) and receiver.qualified in FABRIC_CLASSES:
-                        runner = Runner("fabric", module, function, call, frame, self._injects(call, frame, FABRIC_OLD_FLAG))
-                        values = frozenset().union(*(self.flow.eval(v, frame) for v in call.args)) if call.args else frozenset()
-                        yield runner, self.project.loops.loader_objects(values)
-                        break
+        for module, function, call in self.project.calls_spelled(("setup_dataloaders", "setup_dataloader")):
+            frame = self.flow.function_frame(module, function)
+            for callee in self.flow.callee_objects(call, frame):
+                receiver = callee.receiver if isinstance(callee, MethodOf) else None
+                if isinstance(receiver, ExternalInstance) and receiver.qualified in FABRIC_CLASSES:
+                    runner = Runner("fabric", module, function, call, frame, self._injects(call, frame, FABRIC_OLD_FLAG))
+                    values = frozenset().union(*(self.flow.eval(v, frame) for v in call.args)) if call.args else frozenset()
+                    yield runner, self.project.loops.loader_objects(values)
+                    break
 
     # ------------------------------------------------------------------ devices
     def several_processes(self, runner: Runner) -> bool:
@@ -404,10 +392,12 @@ class Lightning:
         for runner in self.trainers:
             owner = "LightningCLI" if id(runner.call) in cli_calls else "Trainer"
             found.extend(self._keyword_spellings(runner.module, runner.call, TRAINER_OLD_FLAG, owner))
+        fabric_calls: Dict[str, List[Call]] = {}
+        for module, _, call in self.project.calls_spelled(("setup_dataloaders", "setup_dataloader")):
+            fabric_calls.setdefault(module.path, []).append(call)
         for module in self.project.modules:
-            for function, call in module.all_calls():
-                if _spelled_in(call, ("setup_dataloaders", "setup_dataloader")):
-                    found.extend(self._keyword_spellings(module, call, FABRIC_OLD_FLAG, "Fabric.setup_dataloaders"))
+            for call in fabric_calls.get(module.path, ()):
+                found.extend(self._keyword_spellings(module, call, FABRIC_OLD_FLAG, "Fabric.setup_dataloaders"))
             found.extend(self._environment_spellings(module))
         return found
 
@@ -463,18 +453,6 @@ def renamed(spelling: FlagSpelling) -> str:
 def _is_lightning_module_base(qualified: str) -> bool:
     package = qualified.split(".", 1)[0]
     return package in LIGHTNING_PACKAGES and qualified.rsplit(".", 1)[-1] in MODULE_BASES
-
-
-def _spelled_in(call: Call, names) -> bool:
-    """The callee is spelled, or imported, under one of ``names``."""
-    func = call.func
-    if isinstance(func, Attr):
-        return func.attr in names
-    if not isinstance(func, Name):
-        return False
-    if func.dotted.rsplit(".", 1)[-1] in names:
-        return True
-    return func.qualified is not None and func.qualified.rsplit(".", 1)[-1] in names
 
 
 def _within(outer: Span, inner: Span) -> bool:

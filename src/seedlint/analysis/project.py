@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from functools import cached_property
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis import inputs
 from seedlint.analysis.documented_commands import DocumentedCommands
@@ -26,7 +26,7 @@ from seedlint.analysis.start_methods import StartMethods
 from seedlint.analysis.workers import WorkerCode
 from seedlint.config import Settings, versions_from
 from seedlint.discovery import ProjectTree
-from seedlint.facts.model import ModuleFacts
+from seedlint.facts.model import Attr, Call, Function, ModuleFacts, Name
 from seedlint.knowledge.platforms import LINUX_ONLY
 from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
 from seedlint.versions.model import declared_linux
@@ -53,6 +53,25 @@ class Project:
     def in_focus(self, module: ModuleFacts) -> bool:
         """Rules judge the loaders, epoch loops and seedings of this module in this run."""
         return self.focus is None or os.path.abspath(module.path) in self.focus
+
+    def calls_spelled(self, names: Iterable[str]) -> List[Tuple[ModuleFacts, Function, Call]]:
+        """The calls of the checked modules whose callee is spelled, or imported, under one of
+        ``names`` (``Trainer`` matches ``pl.Trainer(...)`` and ``T(...)`` after ``from
+        lightning import Trainer as T``), in module and call order."""
+        by_name = self._calls_by_name
+        found = {entry[0]: entry[1:] for name in set(names) for entry in by_name.get(name, ())}
+        return [found[order] for order in sorted(found)]
+
+    @cached_property
+    def _calls_by_name(self) -> Dict[str, List[tuple]]:
+        by_name: Dict[str, List[tuple]] = {}
+        order = 0
+        for module in self.modules:
+            for function, call in module.all_calls():
+                order += 1
+                for name in _callee_names(call):
+                    by_name.setdefault(name, []).append((order, module, function, call))
+        return by_name
 
     def memo(self, key: str, compute):
         """A value rules share, computed once per run (a verdict several rules report)."""
@@ -182,3 +201,16 @@ class Project:
     @cached_property
     def start_methods(self) -> StartMethods:
         return StartMethods(self)
+
+
+def _callee_names(call: Call) -> Set[str]:
+    """The last names the callee is spelled or imported under."""
+    func = call.func
+    if isinstance(func, Attr):
+        return {func.attr}
+    if not isinstance(func, Name):
+        return set()
+    names = {func.dotted.rsplit(".", 1)[-1]}
+    if func.qualified is not None:
+        names.add(func.qualified.rsplit(".", 1)[-1])
+    return names
