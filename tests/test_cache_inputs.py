@@ -105,3 +105,24 @@ def test_a_loaded_configuration_edit_is_seen_by_a_cached_run(tmp_path):
     assert _codes(tmp_path) == ["SDL001 error"]
     _write(tmp_path / "configs" / "train.yaml", "workers: 0\n")
     assert _codes(tmp_path) == []
+
+
+def test_a_file_that_mentioned_nothing_is_read_again_once_it_changes(tmp_path):
+    """Files that mention no trigger are remembered by size and modification time and not
+    read again; an edit to one (here: it gains a loader) is seen, in a whole run and in a run
+    over that file alone."""
+    _write(tmp_path / "requirements.txt", "torch==1.8.1\n")
+    _write(tmp_path / "train.py", TRAIN.replace("default=0", "default=4"))
+    _write(tmp_path / "helpers.py", "def square(x):\n    return x * x\n")
+    assert _codes(tmp_path) == ["SDL001 error"]
+    assert _codes(tmp_path) == ["SDL001 error"]
+    _write(tmp_path / "helpers.py", TRAIN.replace("default=0", "default=2").replace("Jitter", "Noise"))
+    assert _codes(tmp_path) == ["SDL001 error", "SDL001 error"]
+    _write(tmp_path / "helpers.py", "def cube(x):\n    return x * x * x\n")
+    assert _codes(tmp_path) == ["SDL001 error"]
+    _write(tmp_path / "helpers.py", TRAIN.replace("default=0", "default=2").replace("Jitter", "Noise"))
+    run = subprocess.run(
+        [sys.executable, "-m", "seedlint", "--output-format", "json", "helpers.py"], cwd=tmp_path,
+        capture_output=True, text=True, check=False,
+    )
+    assert [d["path"] for d in json.loads(run.stdout)["diagnostics"]] == ["helpers.py"]
