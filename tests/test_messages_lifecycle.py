@@ -53,3 +53,13 @@ def test_a_worker_count_a_documented_command_sets_cites_the_command(tmp_path):
 def test_a_worker_count_a_configuration_file_sets_cites_the_file(tmp_path):
     found = messages(ROOT / "SDL001" / "workers_set_in_a_loaded_configuration_file", tmp_path)
     assert len(found) == 1 and found[0].endswith("(4 workers, set at train.yaml:3)")
+
+
+def test_a_loader_class_that_keeps_one_iterator_claims_no_repetition_across_epochs(tmp_path):
+    """A DataLoader subclass that starts its workers in ``__init__`` (``self.iterator =
+    super().__iter__()``) and serves every epoch from them restarts nothing."""
+    found = messages(ROOT / "SDL011" / "imgaug_loader_keeps_its_workers", tmp_path)
+    assert len(found) == 1
+    assert "every worker starts from the same copy and draws the same augmentations" in found[0]
+    assert "epoch" not in found[0]
+    assert messages(ROOT / "SDL003" / "clean_loader_keeps_its_workers", tmp_path / "sdl003") == []

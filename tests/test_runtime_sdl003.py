@@ -44,3 +44,16 @@ def test_one_iterator_with_seed_plus_worker_id_repeats_nothing():
     batches = iter(module.make_loader())
     values = [tuple(next(batches).flatten().tolist()) for _ in range(64)]
     assert duplicate_count(values) == 0, "workers start once, each from its own seed"
+
+
+def test_a_loader_that_keeps_its_workers_draws_fresh_values_every_epoch():
+    """The clean fixture's loader starts its workers once: a seed fixed for the run is set
+    once per worker, and the next epoch goes on from where that stream stopped. The same
+    dataset under a plain DataLoader replays every value."""
+    module = load_module(FIXTURES / "clean_loader_keeps_its_workers" / "loaders.py")
+    first, second = epochs_of_values(module.make_loader(), legacy_numpy_seeding=False)
+    assert len(first) == len(second) == 512
+    assert not {row[1] for row in first} & {row[1] for row in second}, "the second epoch draws new values"
+    plain = module.DataLoader(module.Patches(512), batch_size=16, shuffle=True, num_workers=4, worker_init_fn=module.seed_worker)
+    replayed, again = epochs_of_values(plain, legacy_numpy_seeding=False)
+    assert sorted(row[1] for row in replayed) == sorted(row[1] for row in again), "a restarted loader replays them"

@@ -433,8 +433,43 @@ class Loaders:
             truths.add(bool(value.value))
         return truths.pop() if len(truths) == 1 else None
 
+    def keeps_one_iterator(self, loader: LoaderCall, frame: Frame) -> bool:
+        """Every class the call may build is a subclass that starts its workers once, in
+        ``__init__`` (``self.iterator = super().__iter__()``, as YOLO's ``InfiniteDataLoader``
+        does), and serves every pass from that iterator: its workers are never restarted,
+        whatever ``persistent_workers`` says."""
+        classes = list(self.flow.callee_objects(loader.call, frame))
+        if loader.owner is not None:
+            classes = [ClassObj(loader.owner)]
+        if not classes:
+            return False
+        for obj in classes:
+            if not (isinstance(obj, ClassObj) and self.is_loader_class(obj.cls)):
+                return False
+            init = self.index.method(obj.cls, "__init__")
+            if init is None or not any(
+                assign.target.startswith("self.") and _makes_base_iterator(assign.value) for assign in init.function.assigns
+            ):
+                return False
+        return True
+
     def built_in(self, loader: LoaderCall) -> str:
         return f"{loader.module.path}:{loader.call.span.line}"
+
+
+def _makes_base_iterator(value: Value) -> bool:
+    """``super().__iter__()``, ``DataLoader.__iter__(self)`` or ``iter(super())``."""
+    if not isinstance(value, Call):
+        return False
+    func = value.func
+    if isinstance(func, Attr) and func.attr == "__iter__":
+        return isinstance(func.value, Call) and isinstance(func.value.func, Name) and func.value.func.dotted == "super"
+    if isinstance(func, Name) and func.dotted.endswith(".__iter__"):
+        return True
+    if isinstance(func, Name) and func.dotted == "iter" and value.args:
+        first = value.args[0]
+        return isinstance(first, Call) and isinstance(first.func, Name) and first.func.dotted == "super"
+    return False
 
 
 def _takes_and_forwards(init: Function, name: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -214,6 +214,8 @@ class _Collector(cst.CSTVisitor):
         self.values: Dict[int, Value] = {}
         self.pending: List[Tuple[Name, Tuple[_Scope, ...]]] = []
         self.star_imports: List[str] = []
+        self.guarded_packages: Set[str] = set()
+        self.plain_packages: Set[str] = set()
         self.comprehensions: List[Span] = []
         """Where each comprehension being read starts, innermost last."""
         self.statement: Optional[cst.CSTNode] = None
@@ -468,6 +470,9 @@ class _Collector(cst.CSTVisitor):
             self._record_import(local, target)
 
     def _record_import(self, local: str, target: str) -> None:
+        package = target.split(".", 1)[0]
+        if package and not target.startswith("."):
+            (self.guarded_packages if self.feature_try_depth else self.plain_packages).add(package)
         if target.split(".", 1)[0] in WATCHED_ROOTS:
             self.api_aliases.add(local.split(".", 1)[0])
             if self._feature_guarded():
@@ -943,6 +948,7 @@ class _Collector(cst.CSTVisitor):
                 self.facts.api_uses.append((key, name.span.line))
         self.facts.api_uses = sorted(set(self.facts.api_uses))
         self.facts.star_imports = tuple(self.star_imports)
+        self.facts.optional_packages = frozenset(self.guarded_packages - self.plain_packages)
         return self.facts
 
     def _resolve(self, name: Name, chain: Tuple[_Scope, ...]) -> None:

@@ -309,6 +309,10 @@ class ModuleFacts:
     api_uses: List[Tuple[str, int]] = field(default_factory=list)
     """Versioned APIs (``knowledge.api_versions``) the module uses outside a feature check,
     with the line: ``("torch.compile", 12)``."""
+    optional_packages: FrozenSet[str] = frozenset()
+    """Top-level packages the module imports only inside a ``try`` that catches a missing
+    import (``try: import albumentations as A`` / ``except ImportError: ...``): code using
+    them runs only where the package happens to be installed."""
 
     @property
     def module_code(self) -> Function:

@@ -21,6 +21,9 @@ Sources, per family:
 - NumPy and SciPy -> Python: ``requires-python`` at each release tag.
 - albumentations <-> Python: ``requires-python`` at each release tag (a Python too old for a
   release rules the release out, which decides whether its per-transform generators exist).
+- NumPy -> albumentations: every release from 1.4.0 on has ``Requires-Dist: numpy>=1.24.4``
+  (read in the wheels of 1.4.0, 1.4.4, 1.4.8 to 1.4.24, 2.0.0 and 2.0.8; 1.3.1 has
+  ``numpy>=1.11.1``), so a project that pins an older NumPy runs an albumentations before 1.4.0.
 - transformers: from 4.52.1 its import disables PyTorch below a minimum (``utils/import_utils.py``:
   "Disabling PyTorch because PyTorch >= X is required"), so a project that needs it needs that torch.
 """
@@ -122,5 +125,6 @@ IMPLIED: Tuple[Implies, ...] = tuple(
         Implies("python", f"<{python}", "albumentations", f"<{release}", f"albumentations {release}'s Requires-Python >={python}")
         for release, python in _ALBUMENTATIONS_PYTHON
     ]
+    + [Implies("numpy", "<1.24.4", "albumentations", "<1.4.0", "albumentations from 1.4.0 on requires numpy>=1.24.4 (its Requires-Dist)")]
     + _floors("transformers", "torch", _TRANSFORMERS_TORCH, "transformers {release} disables torch<{needs} at import (utils/import_utils.py)")
 )

@@ -121,7 +121,10 @@ class NumpyGlobalRngInWorkers(Rule):
     def _diagnostic(self, project: Project, loader, frame, instance, draw: Draw, init, workers) -> Diagnostic:
         no_init = all(isinstance(v, Constant) and v.value is None for v in init.values)
         function = draw.reached.function
-        restarted = project.loaders.persistent(loader, frame) is False and loader.positional and not project.loops.iterated_once(loader)
+        restarted = (
+            project.loaders.persistent(loader, frame) is False and loader.positional and not project.loops.iterated_once(loader)
+            and not project.loaders.keeps_one_iterator(loader, frame)
+        )
         if workers.may_be_several:
             effect = "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same random values"
             if restarted:

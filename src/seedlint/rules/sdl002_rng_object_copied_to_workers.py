@@ -116,7 +116,8 @@ class RngObjectCopiedToWorkers(Rule):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:
                     continue
-                if not workers.may_be_several and (project.loops.iterated_once(loader) or library_loop(loader.library)):
+                kept = loaders.keeps_one_iterator(loader, frame)
+                if not workers.may_be_several and (project.loops.iterated_once(loader) or library_loop(loader.library) or kept):
                     # One worker started once copies nothing anyone else draws; a library's loop
                     # (an endless stream under max_steps) may never start it again.
                     continue
@@ -142,18 +143,20 @@ class RngObjectCopiedToWorkers(Rule):
                             add_related(reported[key], related)
                             continue
                         earlier = reported[key].related if key in reported else set()
-                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related, workers)
+                        reported[key] = self._diagnostic(project, creation, draws, instance, loader, related, workers, kept)
                         reported[key].related.update(earlier)
                         ranks[key] = rank
         yield from reported.values()
 
     def _diagnostic(
         self, project: Project, creation: Creation, draws: List[Draw], dataset: Instance, loader, related, workers,
+        kept: bool = False,
     ) -> Diagnostic:
         several = workers.may_be_several
         first = draws[0]
         function = first.reached.function
         effect = (
+            "every worker gets an identical copy and draws the same numbers" if several and kept else
             "every worker gets an identical copy and draws the same numbers, and without persistent_workers every "
             "epoch repeats them" if several else
             "its one worker starts from the same copy each epoch, so without persistent_workers every epoch repeats them"

@@ -25,7 +25,9 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
     constant, `worker_id` alone, `SEED + worker_id` (a module constant, an argparse or config
     value, an argument bound by `partial`), or `np.random.get_state()[1][0] + worker_id`.
     The seeding call may sit in another module than the loader, or in a helper the
-    `worker_init_fn` calls; loaders with `persistent_workers` not statically false are skipped.
+    `worker_init_fn` calls; loaders with `persistent_workers` not statically false are skipped,
+    and so are loader classes that start their workers once in `__init__` (`self.iterator =
+    super().__iter__()`, as YOLO's `InfiniteDataLoader` does) and serve every epoch from them.
     A loader the program reads in one pass (one `for` loop over it, or one iterator made once,
     `it = iter(loader)` then `next(it)` at every step, outside any other loop, in code that runs
     once) starts its workers once: a seed that includes
@@ -88,6 +90,8 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive or loaders.persistent(loader, frame) is not False:
                     continue
+                if loaders.keeps_one_iterator(loader, frame):
+                    continue  # its workers start once and serve every pass
                 init = loaders.worker_init(loader, frame)
                 drawn = drawn_streams(project, loader, frame)
                 if not drawn:

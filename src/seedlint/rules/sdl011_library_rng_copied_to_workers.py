@@ -54,8 +54,16 @@ class LibraryRngCopiedToWorkers(Rule):
     the library's RNG, and the message says where it is built.
 
     A library's release range is what the project declares, narrowed by the APIs the program
-    uses outside a feature check: `albumentations.augmentations.transforms.RandomRotate90`
-    exists only before 1.0, so a program that reads it never runs on 1.4.21.
+    uses outside a feature check (`albumentations.augmentations.transforms.RandomRotate90`
+    exists only before 1.0, so a program that reads it never runs on 1.4.21) and by what its
+    other pins allow (every albumentations from 1.4.0 on needs `numpy>=1.24.4`). A pipeline
+    whose module imports the library only inside a `try` that catches `ImportError` runs only
+    where the library happens to be installed: it is not reported unless the project declares
+    the library.
+
+    A loader class that starts its workers once in `__init__` (`self.iterator =
+    super().__iter__()`) and serves every epoch from them repeats nothing across epochs: the
+    message claims only the copies across workers.
 
     Library calls that draw from NumPy's or Python's global RNG (audiomentations, nlpaug,
     `scipy.stats` `rvs()`, `sklearn.utils.shuffle`) are draws for SDL001 and SDL003, not
@@ -131,7 +139,7 @@ class LibraryRngCopiedToWorkers(Rule):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:
                     continue
-                persistent = loaders.persistent(loader, frame)
+                persistent = True if loaders.keeps_one_iterator(loader, frame) else loaders.persistent(loader, frame)
                 if not workers.may_be_several and persistent is True:
                     continue  # one worker that keeps its stream: nothing repeats
                 init = loaders.worker_init(loader, frame)
@@ -241,9 +249,14 @@ def _message(
 def _affected(project: Project, draw: LibraryDraw) -> Optional[str]:
     """The severity, or None when the declared library versions reseed it themselves."""
     entry = draw.entry
+    settings = project.settings_for(draw.holder.site.frame.module.path)
+    names = [name for name, _ in entry.distributions] or [entry.library]
+    if entry.library in draw.holder.site.frame.module.optional_packages and not any(
+        settings.library_version(name).declared for name in names
+    ):
+        return None  # imported only where it happens to be installed, and the project does not install it
     if not entry.distributions:
         return "error"
-    settings = project.settings_for(draw.holder.site.frame.module.path)
     declared = {name: settings.library_version(name) for name, _ in entry.distributions}
     declared = {name: version for name, version in declared.items() if version.declared}
     seed = draw.holder.site.call.kwarg("seed")
