@@ -97,3 +97,29 @@ def test_report_does_not_depend_on_the_hash_seed(tmp_path):
     reports = {seed: _report(tmp_path, seed) for seed in ("0", "1", "2", "3", "4", "5")}
     assert '"SDL001"' in reports["0"]
     assert len(set(reports.values())) == 1, reports
+
+
+def test_an_expression_built_for_one_question_never_reads_the_answer_to_another(tmp_path):
+    """The value flow remembers answers by the expression's identity. An expression built
+    for one question (a receiver split off a call) and then dropped must not lend its
+    identity, and so its answer, to the next one built: which answers leaked depended on
+    where objects landed in memory, and made findings come and go from run to run."""
+    import libcst as cst
+
+    from seedlint.analysis.index import ProjectIndex
+    from seedlint.config import Settings
+    from seedlint.facts.collector import collect_facts
+    from seedlint.facts.model import Name, Span
+    from seedlint.rules import Project
+
+    path = tmp_path / "train.py"
+    text = "import numpy as np\nimport random\n"
+    path.write_text(text)
+    module = collect_facts(cst.parse_module(text), "train", str(path), False, text)
+    index = ProjectIndex(lambda *args: None, str(tmp_path))
+    index.add(module, str(tmp_path))
+    flow = Project(index, [module], Settings()).flow
+    frame = flow.module_frame(module)
+    span = Span(1, 0, 1, 2)
+    answers = [flow.eval(Name(name, span, name, ""), frame) for name in ("numpy", "random", "numpy.random", "torch")]
+    assert [sorted(v.qualified for v in answer) for answer in answers] == [["numpy"], ["random"], ["numpy.random"], ["torch"]]

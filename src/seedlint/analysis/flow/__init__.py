@@ -108,6 +108,10 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self.registries = Registries(self)
         self._frames: Dict[tuple, Frame] = {}
         self._eval: Dict[tuple, Values] = {}
+        self._pinned: List[object] = []
+        """Every expression ``_eval`` has a key for: keys hold ``id()``s, and an expression built
+        for one question (a receiver ``Name`` split off a call) must not be freed and its id
+        reused by another while its result is remembered."""
         self._attributes: Dict[tuple, Values] = {}
         self._params: Dict[tuple, Values] = {}
         self._globals: Dict[tuple, Values] = {}
@@ -160,6 +164,7 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
             timing.limit_hit("evaluation depth")
             return UNKNOWN_SET
         self._eval[key] = NOTHING  # a cycle sees nothing more than what the other paths give
+        self._pinned.append(value)
         self._depth += 1
         try:
             found = self._evaluate(value, frame)

@@ -93,6 +93,7 @@ class QuestionsMixin:
         if found is not None:
             return found
         self._eval[key] = NOTHING
+        self._pinned.append(call)
         collected: List[Values] = []
         for value in (*call.args, *(v for _, v in call.kwargs), *call.stars, *call.double_stars):
             collected.append(self._callables_within(self.eval(value, frame), depth))
