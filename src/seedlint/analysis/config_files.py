@@ -333,6 +333,12 @@ def _lookup(root: Tree, dotted: str) -> Tree:
 OMEGACONF_LOAD = frozenset({"omegaconf.OmegaConf.load", "omegaconf.omegaconf.OmegaConf.load"})
 OMEGACONF_CREATE = frozenset({"omegaconf.OmegaConf.create", "omegaconf.omegaconf.OmegaConf.create", "omegaconf.DictConfig"})
 OMEGACONF_MERGE = frozenset({"omegaconf.OmegaConf.merge", "omegaconf.omegaconf.OmegaConf.merge", "omegaconf.OmegaConf.unsafe_merge"})
+FILE_PARSERS = frozenset({
+    "yaml.load", "yaml.safe_load", "yaml.full_load", "yaml.unsafe_load", "yaml.load.load",
+    "json.load", "json.load.load",
+})
+"""Parsers of an opened file: ``yaml.load(f, Loader=...)`` and ``json.load(f)`` after ``with
+open(path) as f`` read the file at ``path`` (JSON documents are YAML documents)."""
 
 
 def candidate_paths(path: str, module_path: str, project_root: Optional[str]) -> List[str]:

@@ -247,10 +247,44 @@ class Registries:
                     holders = self.flow.eval(item.container, frame)
                     if any(isinstance(h, DictObj) and h.origin == origin for h in holders):
                         constant = self.flow.constant(item.key, frame)
+                        decorated = self._decorated_entries(module, function, item) if constant is None else None
+                        if decorated is not None:
+                            entries.extend(decorated)
+                            continue
                         key = constant.value if constant is not None else Entry.ANY
                         entries.append(Entry(item.value, frame, key))
         self._stored[origin] = entries
         return entries
+
+
+    def _decorated_entries(self, module: ModuleFacts, function: Function, item) -> Optional[List[Entry]]:
+        """``def register(name): def decorator(cls): REG[name] = cls; ...`` stores, for each
+        definition decorated with ``@register("x")``, that definition under ``"x"``; None
+        when the item is not that shape or no definition is decorated so."""
+        key, value = item.key, item.value
+        if not (isinstance(key, Name) and isinstance(value, Name) and "." not in key.dotted and function.params):
+            return None
+        factory = module.functions.get(key.scope)
+        if factory is None or "." in factory.qualname or not function.qualname.startswith(factory.qualname + ".<locals>."):
+            return None
+        if key.dotted not in factory.params or value.dotted != function.params[0]:
+            return None
+        position = factory.params.index(key.dotted)
+        modules, _ = self._modules({factory.name}, module)
+        entries: List[Entry] = []
+        for other in modules:
+            frame = self.flow.module_frame(other)
+            for definition, _ in _definitions(other):
+                for decorator in definition.decorators:
+                    if not isinstance(decorator, Call):
+                        continue
+                    if not any(isinstance(f, FunctionObj) and f.function.function is factory for f in self.flow.eval(decorator.func, frame)):
+                        continue
+                    argument = decorator.argument(key.dotted, position)
+                    constant = self.flow.constant(argument, frame) if argument is not None else None
+                    named = Name(definition.name, definition.span, f"{other.name}.{definition.name}")
+                    entries.append(Entry(named, frame, constant.value if constant is not None else Entry.ANY))
+        return entries or None
 
 
 def _definitions(module: ModuleFacts):

@@ -42,6 +42,7 @@ from seedlint.facts.model import (
     MODULE_CODE,
     Attr,
     Call,
+    Compare,
     Const,
     Function,
     ModuleFacts,
@@ -171,8 +172,9 @@ class AttributesMixin:
         flags = [a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str) and a.value.startswith("-")]
         convert = _option_type(call.kwarg("type"))
         found: Dict[object, Obj] = {}
+        main_only = _runs_as_main_only(call)
         for passed in self.documented_commands.passed(flags):
-            if passed.bare or not self._runs_module(passed, frame.module.path):
+            if passed.bare or not self._runs_module(passed, frame.module.path, main_only):
                 continue
             value = _converted(passed.text, convert)
             if value is _UNCONVERTED:
@@ -181,12 +183,15 @@ class AttributesMixin:
                 found.setdefault(value, DocumentedConstant(value, f"{passed.flag} {passed.text}", passed.file, passed.line))
         return frozenset(found.values())
 
-    def _runs_module(self, passed, module_path: str) -> bool:
+    def _runs_module(self, passed, module_path: str, main_only: bool = False) -> bool:
         """The documented command's script is the module that defines the option, or a
-        project file that imports it (through at most a few modules)."""
+        project file that imports it (through at most a few modules); only the module itself
+        for an option added under ``if __name__ == "__main__":``, which importing it skips."""
         paths = self.files.paths if self.files is not None else [module_path]
-        scripts = script_paths(passed, self.documented_commands.root, paths)
-        return bool(set(scripts) & self._importers(module_path))
+        scripts = set(script_paths(passed, self.documented_commands.root, paths))
+        if main_only:
+            return module_path in scripts
+        return bool(scripts & self._importers(module_path))
 
     def _importers(self, module_path: str) -> Set[str]:
         """The module and the project files that import it, directly or through others."""
@@ -490,3 +495,16 @@ def _converted(text: Optional[str], convert) -> object:
         return convert(text)
     except ValueError:
         return _UNCONVERTED
+
+
+def _runs_as_main_only(call: Call) -> bool:
+    """The call runs only when its module is the program's script: it sits under ``if
+    __name__ == "__main__":``."""
+    for test, truth in call.guards:
+        if truth and isinstance(test, Compare) and test.op == "==":
+            sides = (test.left, test.right)
+            if any(isinstance(s, Name) and s.dotted == "__name__" for s in sides) and any(
+                isinstance(s, Const) and s.value == "__main__" for s in sides
+            ):
+                return True
+    return False

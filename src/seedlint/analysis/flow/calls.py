@@ -10,6 +10,7 @@ from typing import List, Optional, Set
 
 from seedlint.analysis import inputs, library
 from seedlint.analysis.config_files import (
+    FILE_PARSERS,
     INSTANTIATE,
     OMEGACONF_CREATE,
     OMEGACONF_LOAD,
@@ -205,6 +206,9 @@ class CallsMixin:
             return self._instantiate(site)
         if qualified in OMEGACONF_LOAD and call.args:
             return self._configuration_file(call.args[0], frame)
+        if qualified in FILE_PARSERS and call.args:
+            path = self._opened_path(call.args[0], frame)
+            return self._configuration_file(path, frame) if path is not None else UNKNOWN_SET
         if qualified in CONFIG_FROMFILE and call.args:
             return self._python_configuration(call.args[0], frame)
         if qualified in HYDRA_COMPOSE:
@@ -268,12 +272,33 @@ class CallsMixin:
             return [constant.value] if isinstance(constant.value, str) else None
         return [None]
 
+    def _opened_path(self, handle: Value, frame: Frame) -> Optional[Value]:
+        """The path of ``open(path)``, written in place or bound once to a local name (``with
+        open(args.config) as f``); None for any other file object."""
+        if isinstance(handle, Name) and "." not in handle.dotted:
+            function = frame.function.function  # a local, or a global of the module code it is read in
+            assigned = self._bindings_of(function)[0].get(handle.dotted, [])
+            if len(assigned) != 1 or handle.dotted in function.params:
+                return None
+            handle = assigned[0].value
+        if isinstance(handle, Call) and isinstance(handle.func, Attr) and handle.func.attr == "__enter__":
+            handle = handle.func.value  # ``with open(path) as f`` binds ``open(path).__enter__()``
+        if isinstance(handle, Call) and isinstance(handle.func, Name) and handle.func.dotted == "open" and handle.func.qualified in (None, "open", "builtins.open"):
+            return handle.argument("file", 0)
+        return None
+
     def _configuration_file(self, path: Value, frame: Frame) -> Values:
         """``OmegaConf.load(path)``: the YAML file the path names, for each path it may be
         (a relative path from the project root or the script's folder); unknown where the
         path is not known or names no readable file."""
         found: List[Values] = []
-        for name in self.eval(path, frame):
+        names = self.eval(path, frame)
+        documented = any(isinstance(name, DocumentedConstant) for name in names)
+        for name in names:
+            if isinstance(name, Constant) and name.value is None:
+                continue  # ``open(None)`` raises: no program runs with that value
+            if isinstance(name, FromCommandLine) and documented:
+                continue  # the programs the project documents are its programs, as for Hydra's files
             if not (isinstance(name, Constant) and isinstance(name.value, str)):
                 found.append(UNKNOWN_SET)
                 continue

@@ -67,11 +67,15 @@ class ContainersMixin:
 
     def item(self, holders: Values, index: Value, frame: Frame) -> Values:
         key = self.constant(index, frame) if not isinstance(index, Const) else Constant(index.value)
+        keys = self._constant_keys(index, frame) if key is None and any(isinstance(h, DictObj) for h in holders) else None
         found: List[Values] = []
         for holder in holders:
             if isinstance(holder, DictObj):
                 entries = self.dict_entries(holder)
-                matching = [e for e in entries if key is None or e.key is Entry.ANY or e.key == key.value]
+                if keys is not None:
+                    matching = [e for e in entries if e.key is Entry.ANY or (_hashable_key(e.key) and e.key in keys)]
+                else:
+                    matching = [e for e in entries if key is None or e.key is Entry.ANY or e.key == key.value]
                 found += [self.eval(e.value, e.frame) if not e.spread else UNKNOWN_SET for e in matching]
                 if holder.open or (not matching and key is None):
                     found.append(UNKNOWN_SET)
@@ -96,6 +100,14 @@ class ContainersMixin:
             else:
                 found.append(UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET
+
+    def _constant_keys(self, index: Value, frame: Frame) -> Optional[Set[object]]:
+        """The keys ``d[index]`` may read when each value ``index`` may have is a constant
+        (``REG[spec["name"]]`` over several configuration files); None otherwise."""
+        values = self.eval(index, frame)
+        if not values or not all(isinstance(v, Constant) and _hashable_key(v.value) for v in values):
+            return None
+        return {v.value for v in values}
 
     def elements(self, values: Values, seen: Optional[Set[int]] = None) -> Values:
         """What iterating any of ``values`` may give."""
@@ -139,3 +151,11 @@ class ContainersMixin:
             if left and right and all(isinstance(o, DictObj) for o in left | right):
                 return frozenset(DictObj(a.entries + b.entries, a.open or b.open) for a in left for b in right)
         return UNKNOWN_SET
+
+
+def _hashable_key(key: object) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
