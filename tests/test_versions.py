@@ -412,3 +412,13 @@ def test_a_conda_environment_yaml_marks_the_project_root(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert f"project root: {tmp_path}" in shown
     assert "torch: >=1.12.1" in shown
+
+
+def test_a_conda_environment_named_env_yml_is_read(tmp_path):
+    write(tmp_path, {
+        "env.yml": "name: simclr\ndependencies:\n  - python=3.7.6\n  - pytorch=1.4.0\n",
+        "requirements.txt": "# conda list --export\n_libgcc_mutex=0.1=main\n",
+    })
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == ">=1.4.0,<1.4.1.dev0"
+    assert resolution.get("python").describe() == ">=3.7.6,<3.7.7.dev0"

@@ -43,7 +43,7 @@ ALIASES = {"pytorch": "torch", "pytorch-cpu": "torch", "pytorch-gpu": "torch", "
 """Distribution names that stand for another (conda's ``pytorch`` is torch)."""
 
 REQUIREMENT_FILES = ("requirements*.txt", "requirements/*.txt", "requirements*/*.txt", "constraints*.txt")
-ENVIRONMENT_FILES = ("environment*.yml", "environment*.yaml", "conda*.yml", "conda*.yaml")
+ENVIRONMENT_FILES = ("environment*.yml", "environment*.yaml", "conda*.yml", "conda*.yaml", "env.yml", "env.yaml")
 
 
 @dataclass(frozen=True)
