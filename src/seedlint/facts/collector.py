@@ -292,6 +292,24 @@ class _Collector(cst.CSTVisitor):
         return f"{prefix}<lambda:{line}:{column}>"
 
     # ---------------------------------------------------------------- values
+    def _formatted(self, node: cst.FormattedString) -> Value:
+        """``f"{split}_sampler"`` as the concatenation ``split + "_sampler"``; a placeholder
+        with a conversion or a format spec (``{x!r}``, ``{n:03d}``) is an unknown piece."""
+        pieces: List[Value] = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                pieces.append(Const(part.value.replace("{{", "{").replace("}}", "}")))
+            elif isinstance(part, cst.FormattedStringExpression) and part.conversion is None and part.format_spec is None:
+                pieces.append(self.value(part.expression))
+            else:
+                pieces.append(UNKNOWN)
+        if not pieces:
+            return Const("")
+        joined = pieces[0]
+        for piece in pieces[1:]:
+            joined = BinOp("Add", joined, piece)
+        return joined if len(pieces) > 1 else BinOp("Add", Const(""), joined)
+
     def value(self, node: Optional[cst.BaseExpression]) -> Value:
         if node is None:
             return UNKNOWN
@@ -321,6 +339,8 @@ class _Collector(cst.CSTVisitor):
                 return Const(node.evaluated_value)
             except Exception:  # f-strings inside a concatenation have no static value
                 return UNKNOWN
+        if isinstance(node, cst.FormattedString):
+            return self._formatted(node)
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             inner = self.value(node.expression)
             if isinstance(inner, Const) and isinstance(inner.value, (int, float)):

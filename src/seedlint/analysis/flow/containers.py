@@ -137,6 +137,9 @@ class ContainersMixin:
                 return frozenset(
                     SeqObj(a.entries + b.entries, a.open or b.open, a.indexable and b.indexable) for a in left for b in right
                 )
+            strings = [o for o in left | right if isinstance(o, Constant) and isinstance(o.value, str)]
+            if left and right and len(strings) == len(left | right) and len(left) * len(right) <= MAX_VALUES:
+                return frozenset(Constant(a.value + b.value) for a in left for b in right)  # "a" + "b", f"{a}b"
         if value.op == "Multiply":
             # ``[transform] * copies``: the same elements, repeated (so no longer at fixed indices)
             for sequence, count in ((value.left, value.right), (value.right, value.left)):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 
-from typing import Dict, List, Optional
+import re
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -18,6 +19,7 @@ from seedlint.analysis.objects import (
     Constant,
     Frame,
     FunctionObj,
+    Instance,
     ModuleObj,
     Values,
 )
@@ -68,17 +70,43 @@ class DynamicMixin:
         holders = self.eval(call.args[0], frame)
         name = self.constant(call.args[1], frame)
         found: List[Values] = []
-        if name is not None and isinstance(name.value, str):
-            found.append(self.attribute(holders, name.value))
+        names = self.eval(call.args[1], frame) if name is None else frozenset({name})
+        if names and all(isinstance(n, Constant) and isinstance(n.value, str) for n in names):
+            found += [self.attribute(holders, n.value) for n in names]
         else:
+            pattern = self._name_pattern(call.args[1], frame)
             for holder in holders:
                 if isinstance(holder, ModuleObj):
                     found.append(self._namespace(holder.module, own_only=True))
+                elif isinstance(holder, Instance) and pattern is not None:
+                    matching = sorted(n for n in self._instance_attribute_names(holder) if pattern.fullmatch(n))
+                    found += [self.attribute_of(holder, n) for n in matching] or [UNKNOWN_SET]
                 else:
                     found.append(UNKNOWN_SET)
         if len(call.args) > 2:
             found.append(self.eval(call.args[2], frame))
         return union(found)
+
+    def _name_pattern(self, value: Value, frame: Frame) -> Optional["re.Pattern"]:
+        """``f"{split}_batch_sampler"`` as the names it may spell (``.*_batch_sampler``); None
+        when no piece of it is known text."""
+        pieces = self._string_parts(value, frame)
+        if pieces is None or not any(pieces):
+            return None
+        return re.compile("".join(".+" if piece is None else re.escape(piece) for piece in pieces))
+
+    def _instance_attribute_names(self, instance: Instance) -> Set[str]:
+        """The attributes an object of the class gets: ``self.x = ...`` in its methods and
+        its bases', and the class bodies' assignments."""
+        names: Set[str] = set()
+        for item in self.index.mro(instance.cls):
+            for qualname in item.cls.methods.values():
+                function = item.module.functions[qualname]
+                if function.params:
+                    prefix = function.params[0] + "."
+                    names.update(a.target[len(prefix):] for a in function.assigns if a.target.startswith(prefix))
+            names.update(a.target for a in item.cls.body_assigns)
+        return {n for n in names if n.isidentifier()}
 
     def _eval_lookup(self, expression: Value, frame: Frame, span=None) -> Values:
         """``eval(name)`` with a name from config: what the module can name, narrowed to a

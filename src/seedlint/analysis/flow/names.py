@@ -16,8 +16,10 @@ from seedlint.analysis.objects import (
     DictObj,
     Entry,
     External,
+    ExternalInstance,
     Frame,
     FunctionObj,
+    Instance,
     MethodOf,
     ModuleObj,
     Obj,
@@ -82,7 +84,7 @@ class NamesMixin:
         if root in function.params and not killed:
             found.append(self.param(frame, root))
         for assign in assigns:
-            found.append(self.eval(assign.value, frame))
+            found.append(self._narrowed(self.eval(assign.value, frame), assign, frame))
         for loop in bound[1].get(root, ()):
             found.append(self.elements(self.eval(loop.iterable, frame)))
         nested = module.functions.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
@@ -95,6 +97,40 @@ class NamesMixin:
             return self.global_name(f"{module.name}.{root}" if module.name else root, module)
         values = union(found) if found else UNKNOWN_SET
         return self._with_mutations(values, function, root, frame)
+
+    def _narrowed(self, values: Values, assign: Assign, frame: Frame) -> Values:
+        """``if isinstance(sampler, BatchSampler): batch_sampler = sampler``: only the values
+        that may be instances of the class (``not isinstance``: only those that may not)."""
+        value = assign.value
+        if not isinstance(value, Name) or "." in value.dotted:
+            return values
+        for test, truth in assign.guards:
+            if not (isinstance(test, Call) and isinstance(test.func, Name) and test.func.dotted == "isinstance"
+                    and len(test.args) == 2 and isinstance(test.args[0], Name) and test.args[0].dotted == value.dotted):
+                continue
+            classes = self.eval(test.args[1], frame)
+            classes = self.elements(classes) if any(isinstance(c, SeqObj) for c in classes) else classes
+            if not classes or not all(isinstance(c, (ClassObj, External)) for c in classes):
+                continue
+            values = frozenset(v for v in values if self._may_be_instance(v, classes) is not (not truth))
+        return values
+
+    def _may_be_instance(self, obj, classes: Values) -> Optional[bool]:
+        """True or False when ``obj`` certainly is, or is not, an instance of one of
+        ``classes``; None when that cannot be told."""
+        if isinstance(obj, Instance):
+            own = {item.key for item in self.index.mro(obj.cls)}
+            external = set(self.index.external_bases(obj.cls)) - {"object", "typing.Generic"}
+            if any(isinstance(c, ClassObj) and c.cls.key in own or isinstance(c, External) and c.qualified in external for c in classes):
+                return True
+            # A library base may itself subclass a library class asked about; it never
+            # subclasses a project class.
+            return None if external and any(isinstance(c, External) for c in classes) else False
+        if isinstance(obj, ExternalInstance):
+            if any(isinstance(c, External) and c.qualified == obj.qualified for c in classes):
+                return True
+            return None
+        return None
 
     def _bindings_of(self, function: Function) -> Tuple[Dict[str, List[Assign]], Dict[str, List[Loop]]]:
         """A function's assignments and ``for`` loops by the name they bind, in source order."""
