@@ -31,3 +31,20 @@ def test_hoisted_collate_fn_runs_in_spawned_workers(tmp_path, monkeypatch):
     loader = spawn_loader("lambda_collate.fixed.py", tmp_path, monkeypatch)
     batches = [batch.tolist() for batch in loader]
     assert batches == [[[2 * i, 2 * i * i] for i in range(start, start + 4)] for start in (0, 4)]
+
+
+def test_a_dataset_holding_a_local_function_cannot_start_spawned_workers(tmp_path, monkeypatch):
+    """The dataset itself is pickled for every spawned worker, with the function it holds."""
+    import torch
+
+    shutil.copy(FIXTURES / "dataset_holds_a_local_function" / "frames.py", tmp_path / "sdl006_held_frames.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("sdl006_held_frames")
+    clips = [torch.rand(3, 2, 16, 16) for _ in range(8)]
+    loader = module.make_loader(clips, 8, workers=2)
+    loader.multiprocessing_context = "spawn"
+    with pytest.raises((pickle.PicklingError, AttributeError), match="make_loader.<locals>.resize"):
+        next(iter(loader))
+    loader = module.make_loader(clips, 8, workers=2)
+    loader.multiprocessing_context = "fork"
+    assert next(iter(loader)).shape == (4, 3, 2, 8, 8), "forked workers inherit the function instead"

@@ -214,6 +214,8 @@ class _Collector(cst.CSTVisitor):
         self.values: Dict[int, Value] = {}
         self.pending: List[Tuple[Name, Tuple[_Scope, ...]]] = []
         self.star_imports: List[str] = []
+        self.asserted: Dict[int, Guard] = {}
+        """The guards ``assert`` statements add, by id (held here so no other guard reuses one)."""
         self.guarded_packages: Set[str] = set()
         self.plain_packages: Set[str] = set()
         self.comprehensions: List[Span] = []
@@ -510,7 +512,7 @@ class _Collector(cst.CSTVisitor):
         an ``if`` that tests ``hasattr``, a version or an availability flag."""
         if self.feature_try_depth:
             return True
-        return any(test is EXCEPT or is_feature_check(test) for test, _ in self.guards)
+        return any((guard[0] is EXCEPT or is_feature_check(guard[0])) and id(guard) not in self.asserted for guard in self.guards)
 
     # ---------------------------------------------------------------- definitions
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -940,8 +942,12 @@ class _Collector(cst.CSTVisitor):
             self.function.return_guards.append(self._guards_at(node))
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        """What follows an ``assert`` in its block runs only where the test holds."""
-        self.guards.append((self.value(node.test), True))
+        """What follows an ``assert`` in its block runs only where the test holds. An assert
+        is no feature check: ``assert torch.cuda.is_available()`` states what the program
+        needs, with no other path for the code after it."""
+        guard = (self.value(node.test), True)
+        self.asserted[id(guard)] = guard
+        self.guards.append(guard)
         self.blocks[-1][-1] += 1
 
     def visit_Yield(self, node: cst.Yield) -> None:

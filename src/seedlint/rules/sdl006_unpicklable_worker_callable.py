@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
-from seedlint.analysis.objects import Frame, FunctionObj
+from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
-from seedlint.rules.base import Project, Rule, add_related, start_method_where, workers_condition, workers_evidence
+from seedlint.rules.base import (
+    Project, Rule, add_related, dataset_name, start_method_where, where, workers_condition, workers_evidence,
+)
 from seedlint.rules.pickling import pickling_loaders, where_workers_pickle
 from seedlint.versions import between, range_of
 
@@ -37,14 +39,19 @@ class UnpicklableWorkerCallable(Rule):
     ## What it does
     Finds a `DataLoader` with worker processes whose `worker_init_fn` or `collate_fn` is a
     lambda or a function defined inside another function (also through `functools.partial`
-    or a variable), or whose dataset is an object of a class defined inside a function.
+    or a variable), or whose dataset is an object of a class defined inside a function, or
+    holds such a function: stored on it by its methods (`self.transform = resize`, also inside
+    a library object such as a `Compose`), or, for a library dataset (`ImageFolder(root,
+    transform=...)`), given to it. Functions bound to the dataset and module-level functions
+    pickle with it; class attributes are not pickled with an object.
 
     The diagnostic is an *error* when the code sets the `spawn` or `forkserver` start method
     (`multiprocessing_context="spawn"` on the loader, `multiprocessing.get_context("spawn")`,
     or `multiprocessing.set_start_method` / `torch.multiprocessing.set_start_method`), and a
     *warning* otherwise (its default severity), and then only where spawn or forkserver can
     be the default: a program that uses a Linux-only API outside a feature check (the NCCL
-    backend, NVIDIA DALI, MinkowskiEngine), or a project whose only installations are
+    backend, NVIDIA DALI, MinkowskiEngine; code after an `assert` is not behind a feature
+    check: it has no other path), or a project whose only installations are
     Linux-only (a Dockerfile, a conda environment exported on Linux), on Pythons before 3.14
     always forks, and is not reported; the message says which start method, and where, can start the workers by
     pickling. Loaders that use the `fork` start method explicitly are not reported.
@@ -136,6 +143,13 @@ class UnpicklableWorkerCallable(Rule):
                 owner = cls.qualname.split(".<locals>.")[0]
                 what = f"an object of `{cls.name}`, a class defined inside `{owner}`"
                 yield Unpicklable(loader.module, span, what, cls.qualname), "dataset"
+        for held_by in project.loaders.datasets(loader, frame):
+            for value in project.flow.callables_held_by(held_by):
+                problem = _unpicklable_function(value.function.module, value.function.function)
+                if problem is not None:
+                    holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
+                    what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)})"
+                    yield replace(problem, what=what, fixable=False), "dataset"
 
     def _diagnostic(
         self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str],

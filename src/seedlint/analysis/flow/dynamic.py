@@ -79,7 +79,7 @@ class DynamicMixin:
                 if isinstance(holder, ModuleObj):
                     found.append(self._namespace(holder.module, own_only=True))
                 elif isinstance(holder, Instance) and pattern is not None:
-                    matching = sorted(n for n in self._instance_attribute_names(holder) if pattern.fullmatch(n))
+                    matching = sorted(n for n in self.instance_attribute_names(holder) if pattern.fullmatch(n))
                     found += [self.attribute_of(holder, n) for n in matching] or [UNKNOWN_SET]
                 else:
                     found.append(UNKNOWN_SET)
@@ -95,9 +95,9 @@ class DynamicMixin:
             return None
         return re.compile("".join(".+" if piece is None else re.escape(piece) for piece in pieces))
 
-    def _instance_attribute_names(self, instance: Instance) -> Set[str]:
+    def instance_attribute_names(self, instance: Instance, with_class_body: bool = True) -> Set[str]:
         """The attributes an object of the class gets: ``self.x = ...`` in its methods and
-        its bases', and the class bodies' assignments."""
+        its bases', and (``with_class_body``) the class bodies' assignments."""
         names: Set[str] = set()
         for item in self.index.mro(instance.cls):
             for qualname in item.cls.methods.values():
@@ -105,7 +105,8 @@ class DynamicMixin:
                 if function.params:
                     prefix = function.params[0] + "."
                     names.update(a.target[len(prefix):] for a in function.assigns if a.target.startswith(prefix))
-            names.update(a.target for a in item.cls.body_assigns)
+            if with_class_body:
+                names.update(a.target for a in item.cls.body_assigns)
         return {n for n in names if n.isidentifier()}
 
     def _eval_lookup(self, expression: Value, frame: Frame, span=None) -> Values:

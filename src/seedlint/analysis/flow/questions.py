@@ -103,6 +103,26 @@ class QuestionsMixin:
         found = self._eval[key] = union(collected)
         return found
 
+    def callables_held_by(self, obj: Obj) -> List[FunctionObj]:
+        """The functions an object carries with it when it is pickled: what its methods store
+        on ``self`` (directly, or inside library objects such as a ``Compose``), and, for a
+        library object (``ImageFolder(root, transform=...)``), what it was given. Methods bound
+        to the object itself are left out (they pickle with it)."""
+        holders: List[ExternalInstance] = []
+        found: Set[Obj] = set()
+        if isinstance(obj, ExternalInstance):
+            holders.append(obj)
+        elif isinstance(obj, Instance):
+            for name in sorted(self.instance_attribute_names(obj, with_class_body=False)):
+                for value in ordered(self.attribute_of(obj, name)):
+                    if isinstance(value, FunctionObj) and value.receiver is None:
+                        found.add(value)
+                    elif isinstance(value, ExternalInstance):
+                        holders.append(value)
+        for holder in holders:
+            found |= {v for v in self.held_callables(holder.site.call, holder.site.frame) if isinstance(v, FunctionObj) and v.receiver is None}
+        return [v for v in ordered(frozenset(found)) if isinstance(v, FunctionObj)]
+
     def _added_later(self, call: Call, frame: Frame) -> List[Tuple[Value, bool]]:
         """What the function adds to a list the built object holds, after building it:
         ``pipeline = Compose([...])`` then ``pipeline.transforms.append(Cutout(16))``."""
