@@ -13,7 +13,8 @@ Usage:
     python bench/run_panel.py fetch-instructions [--checkouts DIR] [--panel FILE]
 
 ``run`` executes ``PY -m seedlint --format json --no-cache --jobs N .`` with
-each checkout as the working directory and writes ``OUT/<checkout>.json``::
+each checkout as the working directory (given an empty ``.git`` folder first when it has
+none, as a clone has) and writes ``OUT/<checkout>.json``::
 
     {"repo", "commit", "seconds", "exit", "stderr_lines": [...],
      "findings": [...],          # seedlint's JSON array, paths relative to the checkout
@@ -158,9 +159,20 @@ def execute(command: list[str], cwd: Path, env: dict[str, str],
         return None, "", stderr + f"\n[run_panel] killed after {timeout} s\n"
 
 
+def as_cloned(checkout: Path) -> None:
+    """Give a checkout extracted from an archive the ``.git`` folder a clone has: users run
+    seedlint in clones, where ``.git`` marks the project root; without it a repository that
+    has no packaging file has no root, and its README's install commands and documented
+    commands are not read."""
+    marker = checkout / ".git"
+    if not marker.exists():
+        marker.mkdir()
+
+
 def run_one(entry: dict, checkout: Path, command: list[str], env: dict[str, str],
             timeout: float | None) -> dict:
     """Run seedlint in one checkout and return the result record."""
+    as_cloned(checkout)
     start = time.monotonic()
     exit_code, stdout, stderr = execute(command, checkout, env, timeout)
     seconds = round(time.monotonic() - start, 2)
