@@ -240,10 +240,10 @@ class Constant(Obj):
 
     def __init__(self, value: object) -> None:
         self.value = value
-        self.key = ("constant", type(value).__name__, value if _hashable(value) else repr(value))
+        self.key = ("constant", type(value).__name__, value if hashable(value) else repr(value))
 
 
-def _hashable(value: object) -> bool:
+def hashable(value: object) -> bool:
     try:
         hash(value)
     except TypeError:
@@ -294,7 +294,7 @@ class Entry:
         self.value = value
         self.frame = frame
         self.spread = spread
-        self.ident = (id(value), frame.key, key if _hashable(key) else repr(key), spread)
+        self.ident = (id(value), frame.key, key if hashable(key) else repr(key), spread)
 
 
 class SeqObj(Obj):

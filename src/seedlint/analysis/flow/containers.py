@@ -21,6 +21,7 @@ from seedlint.analysis.objects import (
     ModuleObj,
     SeqObj,
     Values,
+    hashable,
 )
 from seedlint.facts.model import BinOp, Const, Value
 from seedlint.analysis.flow.shared import (
@@ -73,7 +74,7 @@ class ContainersMixin:
             if isinstance(holder, DictObj):
                 entries = self.dict_entries(holder)
                 if keys is not None:
-                    matching = [e for e in entries if e.key is Entry.ANY or (_hashable_key(e.key) and e.key in keys)]
+                    matching = [e for e in entries if e.key is Entry.ANY or (hashable(e.key) and e.key in keys)]
                 else:
                     matching = [e for e in entries if key is None or e.key is Entry.ANY or e.key == key.value]
                 found += [self.eval(e.value, e.frame) if not e.spread else UNKNOWN_SET for e in matching]
@@ -105,7 +106,7 @@ class ContainersMixin:
         """The keys ``d[index]`` may read when each value ``index`` may have is a constant
         (``REG[spec["name"]]`` over several configuration files); None otherwise."""
         values = self.eval(index, frame)
-        if not values or not all(isinstance(v, Constant) and _hashable_key(v.value) for v in values):
+        if not values or not all(isinstance(v, Constant) and hashable(v.value) for v in values):
             return None
         return {v.value for v in values}
 
@@ -154,11 +155,3 @@ class ContainersMixin:
             if left and right and all(isinstance(o, DictObj) for o in left | right):
                 return frozenset(DictObj(a.entries + b.entries, a.open or b.open) for a in left for b in right)
         return UNKNOWN_SET
-
-
-def _hashable_key(key: object) -> bool:
-    try:
-        hash(key)
-    except TypeError:
-        return False
-    return True
