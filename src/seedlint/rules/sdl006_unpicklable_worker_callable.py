@@ -10,6 +10,7 @@ from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
+from seedlint.knowledge.kept_callables import library_dataset
 from seedlint.rules.base import (
     Project, Rule, add_related, dataset_name, start_method_where, where, workers_condition, workers_evidence,
 )
@@ -144,12 +145,20 @@ class UnpicklableWorkerCallable(Rule):
                 what = f"an object of `{cls.name}`, a class defined inside `{owner}`"
                 yield Unpicklable(loader.module, span, what, cls.qualname), "dataset"
         for held_by in project.loaders.datasets(loader, frame):
-            for value in project.flow.callables_held_by(held_by):
-                problem = _unpicklable_function(value.function.module, value.function.function)
-                if problem is not None:
-                    holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
-                    what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)})"
-                    yield replace(problem, what=what, fixable=False), "dataset"
+            if isinstance(held_by, ExternalInstance) and not library_dataset(held_by.qualified):
+                continue  # a library object that is no dataset (a name looked up at run time may give one)
+            held = [(value, _unpicklable_function(value.function.module, value.function.function))
+                    for value in project.flow.callables_held_by(held_by)]
+            held = [(value, problem) for value, problem in held if problem is not None]
+            if not held:
+                continue
+            # One finding per dataset, at the callable it holds on every path if one does (a
+            # transform list may hold others only under some options).
+            value, problem = min(held, key=lambda item: (_behind_a_test(item[0]), item[0].function.module.path, item[1].span.line))
+            holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
+            more = f", and {len(held) - 1} more it may hold" if len(held) > 1 else ""
+            what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)}{more})"
+            yield replace(problem, what=what, fixable=False), "dataset"
 
     def _diagnostic(
         self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str],
@@ -169,6 +178,21 @@ class UnpicklableWorkerCallable(Rule):
         fixable = problem.fixable and not problem.module.cells
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if fixable else None
         return self.report(problem.module, problem.span, message, fix, severity, evidence=evidence)
+
+
+def _behind_a_test(value: FunctionObj) -> bool:
+    """The statement that makes the function (``items.append(Lambda(lambda x: ...))``) runs
+    only under an ``if``."""
+    module, function = value.function.module, value.function.function
+    parent = module.functions.get(function.qualname.rsplit(".<", 1)[0]) if "." in function.qualname else None
+    if parent is None:
+        return False
+    around = [call for call in parent.calls if _within(call.span, function.span)]
+    return any(call.guards for call in around)
+
+
+def _within(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
 
 
 def _exception(project: Project, problem: Unpicklable, forkserver_only: bool = False) -> str:

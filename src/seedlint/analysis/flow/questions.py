@@ -30,6 +30,7 @@ from seedlint.facts.model import (
     Name,
     Value,
 )
+from seedlint.knowledge.kept_callables import keeps_callables
 from seedlint.analysis.flow.shared import (
     union,
     LIST_MUTATORS,
@@ -105,19 +106,20 @@ class QuestionsMixin:
 
     def callables_held_by(self, obj: Obj) -> List[FunctionObj]:
         """The functions an object carries with it when it is pickled: what its methods store
-        on ``self`` (directly, or inside library objects such as a ``Compose``), and, for a
-        library object (``ImageFolder(root, transform=...)``), what it was given. Methods bound
-        to the object itself are left out (they pickle with it)."""
+        on ``self`` (directly, or inside library objects that keep them, such as a
+        ``Compose``: ``knowledge.kept_callables``), and, for such a library object
+        (``ImageFolder(root, transform=...)``), what it was given. Methods bound to the object
+        itself are left out (they pickle with it)."""
         holders: List[ExternalInstance] = []
         found: Set[Obj] = set()
-        if isinstance(obj, ExternalInstance):
+        if isinstance(obj, ExternalInstance) and keeps_callables(obj.qualified):
             holders.append(obj)
         elif isinstance(obj, Instance):
             for name in sorted(self.instance_attribute_names(obj, with_class_body=False)):
                 for value in ordered(self.attribute_of(obj, name)):
                     if isinstance(value, FunctionObj) and value.receiver is None:
                         found.add(value)
-                    elif isinstance(value, ExternalInstance):
+                    elif isinstance(value, ExternalInstance) and keeps_callables(value.qualified):
                         holders.append(value)
         for holder in holders:
             found |= {v for v in self.held_callables(holder.site.call, holder.site.frame) if isinstance(v, FunctionObj) and v.receiver is None}

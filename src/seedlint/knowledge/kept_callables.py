@@ -1,0 +1,50 @@
+"""Library objects that keep the callables they are given, so pickling the object (a dataset
+sent to spawned workers) pickles those callables too.
+
+Sources:
+- torchvision: ``VisionDataset.__init__`` stores ``transform``, ``target_transform`` and
+  ``transforms`` on the dataset (``torchvision/datasets/vision.py``), which every dataset
+  class under ``torchvision.datasets`` inherits; ``transforms.Compose`` keeps its list
+  (``self.transforms``), ``transforms.Lambda`` its function (``self.lambd``), and the
+  ``RandomApply``/``RandomChoice``/``RandomOrder`` containers their lists
+  (``torchvision/transforms/transforms.py``; ``torchvision/transforms/v2`` likewise).
+- MONAI: ``monai.data.Dataset`` and its subclasses (``CacheDataset``, ``PersistentDataset``,
+  ...) store ``self.transform`` (``monai/data/dataset.py``); the ``monai.apps`` datasets
+  (``DecathlonDataset``, ``MedNISTDataset``) are ``CacheDataset`` subclasses; the
+  ``monai.transforms`` ``Compose`` keeps ``self.transforms`` and ``Lambda``/``Lambdad`` their
+  ``func`` (``monai/transforms/utility/array.py``, ``dictionary.py``).
+- albumentations: ``Compose`` keeps its transforms and ``Lambda`` its functions
+  (``albumentations/core/composition.py``, ``augmentations/transforms.py``).
+- ``functools.partial`` keeps ``func``, ``args`` and ``keywords`` (the standard library's
+  documentation of partial objects).
+
+Functions such as ``map``, ``sorted`` or ``filter`` that a dataset's ``__init__`` calls with a
+lambda and whose result it stores (``list(map(f, paths))``, ``sorted(names, key=f)``) keep
+nothing the dataset pickles: the lambda is gone once the list is built.
+"""
+
+from __future__ import annotations
+
+LIBRARY_DATASET_MODULES = ("torchvision.datasets.", "monai.data.", "monai.apps.")
+"""Modules whose dataset classes keep the callables they are given (``transform=``)."""
+
+KEEPING_MODULES = LIBRARY_DATASET_MODULES + (
+    "torchvision.transforms.", "monai.transforms.", "albumentations.",
+)
+"""Modules whose classes keep the callables they are built with."""
+
+KEEPING_CLASSES = frozenset({"functools.partial"})
+
+
+def keeps_callables(qualified: str) -> bool:
+    """An object of this library class holds the callables it was given."""
+    if qualified in KEEPING_CLASSES:
+        return True
+    last = qualified.rsplit(".", 1)[-1]
+    return qualified.startswith(KEEPING_MODULES) and last[:1].isupper()
+
+
+def library_dataset(qualified: str) -> bool:
+    """A library dataset class that stores the transforms it is given."""
+    last = qualified.rsplit(".", 1)[-1]
+    return qualified.startswith(LIBRARY_DATASET_MODULES) and last[:1].isupper()
