@@ -63,3 +63,28 @@ def test_a_loader_class_that_keeps_one_iterator_claims_no_repetition_across_epoc
     assert "every worker starts from the same copy and draws the same augmentations" in found[0]
     assert "epoch" not in found[0]
     assert messages(ROOT / "SDL003" / "clean_loader_keeps_its_workers", tmp_path / "sdl003") == []
+
+
+def test_a_worker_count_several_documented_configurations_set_names_one_and_counts_the_others(tmp_path):
+    from seedlint.config import load_settings
+
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "small.yaml").write_text("workers: 4\n")
+    (tmp_path / "configs" / "large.yaml").write_text("workers: 6\n")
+    (tmp_path / "requirements.txt").write_text("torch==1.8.1\nnumpy==1.21.6\npyyaml\n")
+    (tmp_path / "README.md").write_text(
+        "`python train.py --config configs/small.yaml`\n\n`python train.py --config configs/large.yaml`\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import argparse\n\nimport numpy as np\nimport yaml\nfrom torch.utils.data import DataLoader, Dataset\n\n\n"
+        "class Jitter(Dataset):\n    def __len__(self):\n        return 64\n\n    def __getitem__(self, index):\n"
+        "        return np.random.rand()\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--config')\n    args = parser.parse_args()\n    with open(args.config) as f:\n"
+        "        config = yaml.safe_load(f)\n    for epoch in range(10):\n"
+        "        for batch in DataLoader(Jitter(), num_workers=config['workers']):\n            pass\n\n\nmain()\n"
+    )
+    found = [d.message for d in Engine(load_settings([str(tmp_path)])).check([str(tmp_path)]).diagnostics]
+    assert len(found) == 1
+    assert found[0].endswith("(4 workers, set at small.yaml:1; 1 other configuration file sets it too)") or found[0].endswith(
+        "(6 workers, set at large.yaml:1; 1 other configuration file sets it too)"
+    )

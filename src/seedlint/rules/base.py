@@ -135,7 +135,9 @@ def workers_condition(workers) -> str:
         )
     if workers.configured:
         first = workers.configured[0]
-        return f" ({first.value} workers, set at {config_where(first.place, None)})"
+        others = len({v.place[0] for v in workers.configured} - {first.place[0]})
+        more = f"; {others} other configuration file{'s' if others > 1 else ''} set{'' if others > 1 else 's'} it too" if others else ""
+        return f" ({first.value} workers, set at {config_where(first.place, None)}{more})"
     return ""
 
 
