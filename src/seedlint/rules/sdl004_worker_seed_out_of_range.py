@@ -80,10 +80,11 @@ class WorkerSeedOutOfRange(Rule):
                     if key in reported:
                         add_related(reported[key], related)
                         continue
-                    reported[key] = self._diagnostic(holder, anchor, call, related)
+                    evidence = [(loader.module.path, loader.call.span, "the DataLoader whose workers run this seeding")]
+                    reported[key] = self._diagnostic(holder, anchor, call, related, evidence)
                     yield reported[key]
 
-    def _diagnostic(self, holder: Frame, anchor: Call, call: Call, related) -> Diagnostic:
+    def _diagnostic(self, holder: Frame, anchor: Call, call: Call, related, evidence=()) -> Diagnostic:
         spelled = call.func.dotted if isinstance(call.func, Name) else "np.random.seed"
         via = "" if call is anchor else f" (in `{_callee_name(anchor)}`)"
         message = (
@@ -91,7 +92,7 @@ class WorkerSeedOutOfRange(Rule):
             "every worker raises `ValueError: Seed must be between 0 and 2**32 - 1`"
         )
         fix = Fix(FIX_KIND, holder.module.path, call.span) if call is anchor else None
-        return self.report(holder.module, anchor.span, message, fix, related=related)
+        return self.report(holder.module, anchor.span, message, fix, related=related, evidence=evidence)
 
 
 def _callee_name(call: Call) -> str:

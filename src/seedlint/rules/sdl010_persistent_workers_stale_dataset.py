@@ -93,7 +93,12 @@ class PersistentWorkersStaleDataset(Rule):
                             "between epochs, but that loader has `persistent_workers=True`: its workers keep their "
                             "own copy of the dataset and never see the change"
                         )
-                        yield self.report(epoch_loop.module, span, message, related=(obj.loader.module,))
+                        evidence = [(obj.loader.module.path, obj.loader.call.span,
+                                     "the DataLoader with persistent_workers=True whose workers keep their copy")]
+                        places = {(d.built_at[0].path, d.built_at[1].span.line): d.built_at for d in datasets if d.built_at is not None}
+                        evidence += [(module.path, call.span, "the dataset is built here") for module, call in (
+                            places[key] for key in sorted(places))]
+                        yield self.report(epoch_loop.module, span, message, related=(obj.loader.module,), evidence=evidence)
 
     # ------------------------------------------------------------------ mutations in the loop
     def _mutations(self, epoch_loop: EpochLoop) -> Iterator[Tuple[Span, Name, Optional[str], str]]:
