@@ -57,6 +57,8 @@ class Verdict:
     severity: str = "error"
     related: Tuple[ModuleFacts, ...] = ()
     """The modules of the loaders and Trainers that reach the class."""
+    evidence: Tuple[Tuple[str, Span, str], ...] = ()
+    """Those loaders and Trainers as places: (path, span, note)."""
 
 
 class BatchSamplerVerdictRule(Rule):
@@ -69,7 +71,7 @@ class BatchSamplerVerdictRule(Rule):
         for verdict in batch_sampler_verdicts(project):
             if verdict.code == self.code:
                 yield self.report(verdict.module, verdict.anchor, verdict.message, severity=verdict.severity,
-                                  related=verdict.related)
+                                  related=verdict.related, evidence=verdict.evidence)
 
 
 def batch_sampler_verdicts(project) -> List[Verdict]:
@@ -97,7 +99,10 @@ def _verdicts(project) -> List[Verdict]:
                 if severity is None:
                     continue
                 verdict = replace(verdict, severity=severity, message=verdict.message + host_note(severity))
-            verdict = replace(verdict, related=(obj.loader.module, obj.frame.module, *(r.module for r in runners)))
+            evidence = ((obj.loader.module.path, obj.loader.call.span, "the DataLoader it is passed to as batch_sampler"),
+                        *((r.module.path, r.call.span, "the Trainer that runs that loader") for r in runners
+                          if r.injects and r.module is not None and r.call is not None))
+            verdict = replace(verdict, related=(obj.loader.module, obj.frame.module, *(r.module for r in runners)), evidence=evidence)
             key = value.cls.key
             if key not in by_class:
                 by_class[key] = []
@@ -110,7 +115,8 @@ def _verdicts(project) -> List[Verdict]:
         if errors:
             verdict = errors[0]
         related = {id(m): m for v in by_class[key] for m in v.related}
-        chosen.append(replace(verdict, related=tuple(related.values())))
+        evidence = {(path, span.line, span.col, note): (path, span, note) for v in by_class[key] for path, span, note in v.evidence}
+        chosen.append(replace(verdict, related=tuple(related.values()), evidence=tuple(evidence.values())))
     return chosen
 
 
