@@ -19,6 +19,8 @@ CASES = {
     "SDL004/basic_initial_seed.py": ["the DataLoader whose workers run this seeding"],
     "SDL010/curriculum_attribute.py": ["the DataLoader with persistent_workers=True", "the dataset is built here"],
     "SDL101/batch_sampler_picked_by_split_name": ["the DataLoader it is passed to as batch_sampler", "the Trainer that runs that loader"],
+    "SDL104/devices_from_the_machine": ["the BatchSampler is built here", "the Trainer that runs this loader"],
+    "SDL110/batch_size_none.py": ["the batch sampler is built here"],
     "SDL001/workers_passed_by_documented_script": ["draws from NumPy's global RNG", "runs the program with `--num_workers 8`"],
     "SDL005/lines_generator.py": ["yields every item in every worker"],
     "SDL006/lambda_collate.py": ["the DataLoader whose workers receive it as its collate_fn"],

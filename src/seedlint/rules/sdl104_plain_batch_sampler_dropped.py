@@ -82,8 +82,11 @@ class PlainBatchSamplerDropped(Rule):
                 fix = None
                 if keyword is not None and loader.call.kwarg("batch_sampler") is value.site.call and self._fixable(loader.call, value.site.call):
                     fix = Fix(FIX_KIND, loader.module.path, keyword)
+                evidence = [(value.site.frame.module.path, value.site.call.span, "the BatchSampler is built here")]
+                evidence += [(r.module.path, r.call.span, "the Trainer that runs this loader") for r in runners
+                             if r.injects and r.module is not None and r.call is not None]
                 yield self.report(loader.module, anchor, message, fix, severity,
-                                  related=[obj.frame.module, *(r.module for r in runners)])
+                                  related=[obj.frame.module, *(r.module for r in runners)], evidence=evidence)
 
     @staticmethod
     def _fixable(loader: Call, sampler_call: Call) -> bool:

@@ -85,5 +85,8 @@ class DataloaderArgumentConflict(Rule):
                     f"`batch_sampler=` together with {', '.join(conflicts)}: torch raises `{TORCH_ERROR}` "
                     "when this DataLoader is built -- let the batch sampler decide batching, order and dropping"
                 )
-                yield self.report(loader.module, loader.call.span, message, fix, related=(frame.module,))
+                built = sorted((v.site for v in batch_sampler.values if getattr(v, "site", None) is not None and v.site.call is not loader.call),
+                               key=lambda site: (site.frame.module.path, site.call.span.line, site.call.span.col))
+                evidence = [(site.frame.module.path, site.call.span, "the batch sampler is built here") for site in built[:1]]
+                yield self.report(loader.module, loader.call.span, message, fix, related=(frame.module,), evidence=evidence)
                 break
