@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.loops import contains
 from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
@@ -187,12 +188,8 @@ def _behind_a_test(value: FunctionObj) -> bool:
     parent = module.functions.get(function.qualname.rsplit(".<", 1)[0]) if "." in function.qualname else None
     if parent is None:
         return False
-    around = [call for call in parent.calls if _within(call.span, function.span)]
+    around = [call for call in parent.calls if contains(call.span, function.span)]
     return any(call.guards for call in around)
-
-
-def _within(outer: Span, inner: Span) -> bool:
-    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
 
 
 def _exception(project: Project, problem: Unpicklable, forkserver_only: bool = False) -> str:
