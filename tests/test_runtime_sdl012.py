@@ -25,10 +25,18 @@ def run_notebook(folder: Path) -> subprocess.CompletedProcess:
 
 
 def test_notebook_defined_dataset_fails_under_spawn():
-    completed = run_notebook(FIXTURES / "notebook_dataset_and_collate")
-    assert completed.returncode != 0
-    assert "AttributeError: Can't get attribute 'JitteredClouds' on <module '__main__' (built-in)>" in completed.stderr
-    assert "DataLoader worker" in completed.stderr and "exited unexpectedly" in completed.stderr
+    # Every run fails. The worker's own traceback reaches the captured stderr on almost every
+    # run; once in CI only the parent's "exited unexpectedly" arrived, so up to three runs are
+    # made to see the cause, and each of them must fail the same way.
+    stderrs = []
+    for _ in range(3):
+        completed = run_notebook(FIXTURES / "notebook_dataset_and_collate")
+        assert completed.returncode != 0, completed.stdout
+        assert "DataLoader worker" in completed.stderr and "exited unexpectedly" in completed.stderr, completed.stderr
+        stderrs.append(completed.stderr)
+        if "AttributeError: Can't get attribute 'JitteredClouds' on <module '__main__'" in completed.stderr:
+            return
+    raise AssertionError("no worker traceback named the missing class:\n" + "\n----\n".join(stderrs))
 
 
 def test_imported_dataset_runs_under_spawn():
