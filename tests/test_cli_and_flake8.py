@@ -39,7 +39,7 @@ def test_check_reports_cross_module_finding_with_exit_1(project):
 def test_json_format_is_valid_and_one_based(project):
     completed = run("seedlint", "--no-cache", "--format", "json", ".", cwd=project, check_exit=1)
     document = json.loads(completed.stdout)
-    assert document["version"] == 2 and document["errors"] == [] and document["files_checked"] == 5
+    assert document["version"] == 3 and document["errors"] == [] and document["files_checked"] == 5
     (item,) = document["diagnostics"]
     assert item["path"] == "train.py" and item["line"] == 9 and item["column"] == 12
     assert item["code"] == "SDL001" and item["name"] == "numpy-global-rng-in-workers" and item["fixable"] is True

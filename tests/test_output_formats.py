@@ -83,6 +83,13 @@ def test_sarif_is_valid_and_carries_rules_locations_and_the_fix(project):
         ("data.py", 11, "`np.random.rand` draws from NumPy's global RNG in worker code"),
         ("train.py", 8, "`NoisyDataset` is built here"),
     ]
+    (flow,) = result["codeFlows"]
+    steps = [
+        (s["location"]["physicalLocation"]["artifactLocation"]["uri"], s["location"]["physicalLocation"]["region"]["startLine"])
+        for s in flow["threadFlows"][0]["locations"]
+    ]
+    assert steps == [("train.py", 8), ("data.py", 11), ("train.py", 8)]
+    assert flow["message"]["text"] == "DataLoader workers draw from NumPy's global RNG but no worker_init_fn seeds it"
 
     (change,) = result["fixes"][0]["artifactChanges"]
     assert change["artifactLocation"]["uri"] == "train.py"
@@ -198,10 +205,13 @@ def test_python_dash_m_seedlint_is_the_same_command(project):
 
 
 def test_json_names_the_places_a_finding_rests_on(project):
-    """Schema version 2: each diagnostic's ``related`` lists the places its message names."""
+    """Schema version 3: each diagnostic's ``related`` lists the places its message names, and
+    its ``headline`` is the message without them."""
     document = json.loads(run("seedlint", "--no-cache", "--format", "json", ".", cwd=project).stdout)
-    assert document["version"] == 2
+    assert document["version"] == 3
     (diagnostic,) = document["diagnostics"]
+    assert diagnostic["headline"] == "DataLoader workers draw from NumPy's global RNG but no worker_init_fn seeds it"
+    assert len(diagnostic["headline"]) <= 120 < len(diagnostic["message"])
     assert diagnostic["related"] == [
         {"path": "data.py", "cell": None, "line": 11, "column": 24, "end_line": 11, "end_column": 40,
          "note": "`np.random.rand` draws from NumPy's global RNG in worker code"},

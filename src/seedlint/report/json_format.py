@@ -10,9 +10,10 @@ from typing import List, Optional
 
 from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
+from seedlint.report.headline import headline
 
-SCHEMA_VERSION = 2
-"""2: each diagnostic has ``related`` (the places its message names) and ``cell``."""
+SCHEMA_VERSION = 3
+"""3: each diagnostic has ``headline``; 2: ``related`` (the places its message names) and ``cell``."""
 
 
 def shown_path(path: str) -> str:
@@ -43,6 +44,7 @@ def as_dict(d: Diagnostic, fixable: bool, fix: Optional[dict] = None) -> dict:
         "code": d.code,
         "name": d.name,
         "message": d.message,
+        "headline": headline(d.message),
         "severity": d.severity,
         "fixable": fixable,
         "fix": fix,

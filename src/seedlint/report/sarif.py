@@ -13,6 +13,7 @@ from urllib.parse import quote
 from seedlint import __version__
 from seedlint.diagnostics import Diagnostic
 from seedlint.report.json_format import shown_path
+from seedlint.report.headline import headline
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -81,6 +82,26 @@ def _fix(d: Diagnostic, fixed_text: Callable[[Diagnostic], Optional[tuple]]) -> 
     }
 
 
+def _evidence_location(e) -> dict:
+    return {
+        "artifactLocation": {"uri": _uri(shown_path(e.path))},
+        "region": {
+            "startLine": e.span.line,
+            "startColumn": e.span.col + 1,
+            "endLine": e.span.end_line,
+            "endColumn": e.span.end_col + 1,
+        },
+    }
+
+
+def _code_flow(d: Diagnostic, anchor: dict) -> dict:
+    """The chain a code-scanning UI steps through: the finding's place, then each place its
+    message rests on, in the message's order."""
+    steps = [{"location": {"physicalLocation": anchor, "message": {"text": headline(d.message)}}}]
+    steps += [{"location": {"physicalLocation": _evidence_location(e), "message": {"text": e.note}}} for e in d.evidence]
+    return {"message": {"text": headline(d.message)}, "threadFlows": [{"locations": steps}]}
+
+
 def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, settings=None, outcome=None, **_) -> str:
     """``fixed_text(d)`` gives (path, original text, text after d's fix alone), or None."""
     rule_list = list(rules)
@@ -115,21 +136,10 @@ def render(diagnostics: List[Diagnostic], rules=(), fixed_text=lambda d: None, s
             result["properties"] = {"cell": d.cell}
         if d.evidence:
             result["relatedLocations"] = [
-                {
-                    "id": number,
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(shown_path(e.path))},
-                        "region": {
-                            "startLine": e.span.line,
-                            "startColumn": e.span.col + 1,
-                            "endLine": e.span.end_line,
-                            "endColumn": e.span.end_col + 1,
-                        },
-                    },
-                    "message": {"text": e.note},
-                }
+                {"id": number, "physicalLocation": _evidence_location(e), "message": {"text": e.note}}
                 for number, e in enumerate(d.evidence, 1)
             ]
+            result["codeFlows"] = [_code_flow(d, result["locations"][0]["physicalLocation"])]
         if d.code in positions:
             result["ruleIndex"] = positions[d.code]
         fix = _fix(d, fixed_text)
