@@ -33,6 +33,7 @@ from packaging.utils import canonicalize_name
 from seedlint.analysis import inputs
 from seedlint.knowledge.ngc_images import NGC_IMAGE, ngc_torch
 from seedlint.versions.ranges import VersionRange, range_of
+from seedlint.versions.readme_statements import stated_requirements
 
 try:
     import tomllib
@@ -477,13 +478,18 @@ def environment_alternatives(results: List[Tuple[List[Declaration], Optional[Dec
     """The declarations of several environment files of one folder (``environment.yml``,
     ``environment_macos.yml``, ``environment_cuda11.yml``): each is one way to install the
     project, so a package several of them declare gets the union of their ranges."""
-    per_package: Dict[str, List[Tuple[Declaration, ...]]] = {}
+    per_result: List[Dict[str, List[Declaration]]] = []
     for declarations, python in results:
         grouped: Dict[str, List[Declaration]] = {}
         for declaration in declarations + ([python] if python is not None else []):
             grouped.setdefault(declaration.package, []).append(declaration)
+        per_result.append(grouped)
+    left_open = _left_open_by_an_alternative(per_result)
+    per_package: Dict[str, List[Tuple[Declaration, ...]]] = {}
+    for number, grouped in enumerate(per_result):
         for package, group in grouped.items():
-            per_package.setdefault(package, []).append(tuple(group))
+            if (number, package) not in left_open:
+                per_package.setdefault(package, []).append(tuple(group))
     found: List[Declaration] = []
     pythons: List[Declaration] = []
     for package, groups in per_package.items():
@@ -494,6 +500,26 @@ def environment_alternatives(results: List[Tuple[List[Declaration], Optional[Dec
             chosen = [Declaration(package, "", first.file, first.line, alternatives=tuple(groups))]
         (pythons if package == "python" else found).extend(chosen)
     return found, pythons[:1]
+
+
+def _left_open_by_an_alternative(per_result: List[Dict[str, List[Declaration]]]) -> Set[Tuple[int, str]]:
+    """(result, package) pairs to leave out: two results that pin a package differently are
+    two environments, and a package one of them declares and the other does not may be any
+    version in the other (a demo container's ``torchvision==0.11.1`` says nothing of the
+    README's training environment with ``pytorch 1.8.0``). Results that share no package,
+    or pin what they share alike, are steps of one install."""
+    def states(grouped: Dict[str, List[Declaration]], package: str) -> Tuple[str, ...]:
+        return tuple(sorted(d.specifier for d in grouped[package]))
+
+    left: Set[Tuple[int, str]] = set()
+    for first, one in enumerate(per_result):
+        for second, other in enumerate(per_result):
+            if first == second:
+                continue
+            shared = one.keys() & other.keys()
+            if any(states(one, package) != states(other, package) for package in shared):
+                left.update((first, package) for package in one.keys() - other.keys())
+    return left
 
 
 # ---------------------------------------------------------------------- Dockerfiles
@@ -591,10 +617,15 @@ def _from_image(image: str, file: str, line: int) -> Optional[Declaration]:
     return Declaration(package, specifier, file, line)
 
 
+_SHELL_COMMENT = re.compile(r"(?:^|\s)#.*$")
+"""A shell comment: ``#`` at the start of a word, to the end of the line
+(``conda install pytorch  # use the version of CUDA you have``)."""
+
+
 def _installed(command: str, file: str, line: int, more_installers: Optional[Dict[Tuple[str, str], str]] = None) -> List[Declaration]:
     found: List[Declaration] = []
     for part in re.split(r"&&|\|\||;|\|", command):
-        words = _split_shell(part)
+        words = _split_shell(_SHELL_COMMENT.sub("", part))
         while words and words[0] in ("python", "python3", "-m", "sudo", "RUN"):
             words = words[1:]
         kind = _INSTALLERS.get(tuple(words[:2])) or (more_installers or {}).get(tuple(words[:2]))
@@ -753,6 +784,32 @@ def readme(path: str, root: str) -> List[Tuple[List[Declaration], Optional[Decla
     return found
 
 
+def readme_statements(path: str, root: str) -> List[Tuple[List[Declaration], Optional[Declaration]]]:
+    """The versions a README states in prose (``* pytorch 1.8.0`` under "Requirements",
+    "tested with Python 3.5, PyTorch 0.4.0"): one environment, the one the authors describe.
+    A package it states twice differently ("PyTorch 1.6; 1.8 works too") may be either."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return []
+    file = os.path.relpath(path, root).replace(os.sep, "/")
+    stated: Dict[str, List[Declaration]] = {}
+    for line, pairs in stated_requirements(text):
+        for package, specifier in pairs:
+            same = stated.setdefault(package, [])
+            if all(d.specifier != specifier for d in same):
+                same.append(Declaration(package, specifier, file, line))
+    declarations = [
+        group[0] if len(group) == 1 else Declaration(package, "", group[0].file, group[0].line, alternatives=tuple((d,) for d in group))
+        for package, group in stated.items()
+    ]
+    if not declarations:
+        return []
+    python = next((d for d in declarations if d.package == "python"), None)
+    return [([d for d in declarations if d.package != "python"], python)]
+
+
 def _command_lines(text: str) -> Iterator[Tuple[int, str]]:
     """Lines that start with an installer (after a shell prompt), continuation lines joined,
     and inline code spans that hold one; not those of a section about one platform or
@@ -839,29 +896,20 @@ def folder_declarations(directory: str, root: Optional[str] = None) -> List[Decl
     declared_by_environments, environment_python = environment_alternatives([environment_yml(named, root) for named in environments])
     found = _pip_or_conda(found, declared_by_environments)
     pythons.extend(environment_python)
-    # A Dockerfile is one environment the project runs in: its pins fill in what the
-    # packaging files leave undeclared, and never contradict them.
-    declared = {d.package for d in found} | ({"python"} if pythons else set())
+    # Dockerfiles, a Cog build, and the install commands and the versions a README shows
+    # are each one environment the project runs in: they fill in what the packaging files
+    # leave undeclared (a bare ``torch`` in requirements.txt leaves its version open), and
+    # where they differ on a package the project runs on any of them.
+    declared = {d.package for d in found if d.specifier or d.alternatives} | ({"python"} if pythons else set())
+    elsewhere: List[Tuple[List[Declaration], Optional[Declaration]]] = []
     for pattern in DOCKER_FILES:
-        for named in sorted(glob.glob(os.path.join(directory, pattern))):
-            installed, python = dockerfile(named, root)
-            found.extend(d for d in installed if d.package not in declared)
-            if python is not None and "python" not in declared:
-                pythons.append(python)
-    # A Cog build is another environment the project runs in, filling in the same way.
-    declared = {d.package for d in found} | ({"python"} if pythons else set())
-    for named in (os.path.join(directory, name) for name in COG_FILES):
-        if os.path.isfile(named):
-            installed, python = cog_yaml(named, root)
-            found.extend(d for d in installed if d.package not in declared)
-            if python is not None and "python" not in declared:
-                pythons.append(python)
-    # The install commands a README shows fill in, last, what nothing else declares; two
-    # commands that pin one package differently are alternatives (one per CUDA version).
-    declared = {d.package for d in found} | ({"python"} if pythons else set())
+        elsewhere.extend(dockerfile(named, root) for named in sorted(glob.glob(os.path.join(directory, pattern))))
+    elsewhere.extend(cog_yaml(named, root) for named in (os.path.join(directory, name) for name in COG_FILES) if os.path.isfile(named))
     readmes = sorted({named for pattern in README_FILES for named in glob.glob(os.path.join(directory, pattern)) if os.path.isfile(named)})
-    commands = [result for named in readmes for result in readme(named, root)]
-    shown, shown_python = environment_alternatives(commands)
+    for named in readmes:
+        elsewhere.extend(readme(named, root))
+        elsewhere.extend(readme_statements(named, root))
+    shown, shown_python = environment_alternatives([result for result in elsewhere if result[0] or result[1] is not None])
     found.extend(d for d in shown if d.package not in declared)
     if "python" not in declared:
         pythons.extend(shown_python)

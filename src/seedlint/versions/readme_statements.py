@@ -1,0 +1,93 @@
+"""Versions a README states in prose rather than in an install command: a requirements list
+(``* pytorch 1.8.0``, ``- PyTorch >= 0.4.1``, ``- Python 3``), or a sentence such as "tested
+with Python 3.5, PyTorch 0.4.0". Each such line is one environment the authors ran the
+project in.
+
+Only packages whose version changes a verdict are read (torch, Python, torchvision,
+Lightning, NumPy and the augmentation libraries), and only in a section about requirements
+or installation, or in a sentence that says the project was tested, developed or runs with
+them. Code blocks are install commands and are read elsewhere."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, List, Optional, Tuple
+
+_STATED_PACKAGES: Tuple[Tuple[str, str], ...] = (
+    (r"py[-_ ]?torch[-_ ]lightning", "pytorch-lightning"),
+    (r"torchvision", "torchvision"),
+    (r"py[-_ ]?torch(?![-_ ]?(?:lightning|geometric|3d|cluster|scatter|sparse|metrics|video|vision))", "torch"),
+    (r"torch(?![-_.]?[a-z0-9])", "torch"),
+    (r"python(?![-_]?[a-z])", "python"),
+    (r"numpy", "numpy"),
+    (r"albumentations", "albumentations"),
+    (r"monai", "monai"),
+    (r"timm", "timm"),
+    (r"imgaug", "imgaug"),
+)
+_VERSION = (
+    r"\s*(?:version\s*|v(?=\d))?[:=]?\s*\(?\s*(?P<op>==|>=|<=|~=|≥|>|<|=)?\s*v?(?P<version>\d+(?:\.\d+){0,2})(?P<wild>\.x|\.\*)?"
+    r"(?P<later>\+|\s*\(?\s*(?:or|and) (?:higher|later|newer|above|greater)\b)?"
+)
+_STATEMENT = re.compile(
+    r"(?<![\w./-])(?:" + "|".join(f"(?P<p{i}>{pattern})" for i, (pattern, _) in enumerate(_STATED_PACKAGES)) + r")\b" + _VERSION,
+    re.IGNORECASE,
+)
+_SECTION = re.compile(r"requirement|dependenc|environment|prerequisite|install|set ?up|getting started|software|tested", re.IGNORECASE)
+_PLATFORM_SECTION = re.compile(r"colab|kaggle|docker|windows|mac\s?os|\bmac\b|apple|jetson|rocm|sagemaker|demo|inference only", re.IGNORECASE)
+_SENTENCE = re.compile(
+    r"\b(?:tested (?:with|on|under|using)|developed (?:with|on|under|using)|requires?|required|compatible with|works with|runs? (?:with|on)|"
+    r"implemented (?:in|with|using)|written in|built (?:with|on)|based on|we use[ds]?|trained (?:with|using))\b",
+    re.IGNORECASE,
+)
+_COMMAND = re.compile(r"^(?:[$>%!]\s*)?(?:sudo\s+)?(?:pip3?|conda|mamba|python3?\s+-m\s+pip|uv\s+pip|poetry)\s")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_HEADING = re.compile(r"^#{1,6}\s+(.*)")
+_UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)$")
+
+
+def stated_requirements(text: str) -> Iterator[Tuple[int, List[Tuple[str, str]]]]:
+    """Each prose line that states versions, with (package, PEP 440 specifier) pairs."""
+    headings: List[str] = []
+    fenced = False
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        raw = line.strip()
+        if raw.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        match = _HEADING.match(raw)
+        if match:
+            headings = (headings + [match.group(1)])[-3:]
+            continue
+        if number < len(lines) and _UNDERLINE.match(lines[number].strip()) and raw:
+            headings = (headings + [raw])[-3:]
+            continue
+        if any(_PLATFORM_SECTION.search(heading) for heading in headings):
+            continue
+        plain = _LINK.sub(r"\1", raw).replace("**", "").replace("`", "").replace("__", "")
+        if _COMMAND.match(plain):
+            continue  # an install command, read as one
+        if not (any(_SECTION.search(heading) for heading in headings) or _SENTENCE.search(plain)):
+            continue
+        found = [pair for pair in map(_statement, _STATEMENT.finditer(plain)) if pair is not None]
+        if found:
+            yield number, found
+
+
+def _statement(match: "re.Match[str]") -> Optional[Tuple[str, str]]:
+    package = next(name for i, (_, name) in enumerate(_STATED_PACKAGES) if match.group(f"p{i}"))
+    version = match.group("version")
+    if package != "python" and "." not in version and match.group("wild") is None:
+        return None  # "PyTorch 2 models", "torch 1" read as a count more often than a release
+    if package == "python" and (not version.startswith(("2.", "3.")) or match.group("wild") is not None):
+        return None  # "Python 3" says too little to narrow anything
+    op = {"≥": ">=", "=": "=="}.get(match.group("op") or "", match.group("op") or "")
+    if match.group("later"):
+        op = ">="
+    if op in ("", "=="):
+        parts = version.count(".") + 1
+        return package, f"=={version}" if parts == 3 and match.group("wild") is None else f"=={version}.*"
+    return package, f"{op}{version}"
