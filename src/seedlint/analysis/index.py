@@ -222,7 +222,7 @@ class ProjectIndex:
         if key in self._by_name:
             return self._by_name[key]
         if not load:
-            return self._first_named.get(dotted)
+            return self._first_named.get(dotted) or self._loaded_under_a_root(dotted, near)
         found = None
         first_part = dotted.split(".", 1)[0]
         for root in self.search_roots(near):
@@ -233,6 +233,21 @@ class ProjectIndex:
                 break
         self._by_name[key] = found
         return found
+
+    def _loaded_under_a_root(self, dotted: str, near: Optional[ModuleFacts]) -> Optional[ModuleFacts]:
+        """A loaded module the name reaches from ``near``'s search roots, though it was loaded
+        under another name (``src/utils/dist.py``, found by path as ``utils.dist`` and imported
+        as ``src.utils.dist``): no file is read."""
+        relative = dotted.replace(".", os.sep)
+        first_part = dotted.split(".", 1)[0]
+        for root in self.search_roots(near):
+            if first_part not in self._entries_of(root):
+                continue
+            for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
+                found = self.modules.get(self.absolute(os.path.join(root, candidate)))
+                if found is not None:
+                    return found
+        return None
 
     def _entries_of(self, root: str) -> Set[str]:
         """The names importable at the top of ``root``: its directories and its modules' stems."""

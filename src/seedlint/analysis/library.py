@@ -5,6 +5,8 @@ passed: returns one of its arguments, builds a ``functools.partial``, a dict, a 
 Anything not listed returns a new ``ExternalInstance``.
 """
 
+from typing import Dict, Optional
+
 KNOWN_LIBRARIES = frozenset({
     "torch", "torchvision", "torchaudio", "numpy", "lightning", "pytorch_lightning", "lightning_fabric", "lightning_lite",
     "imgaug", "monai", "albumentations", "albucore", "kornia", "timm", "transformers", "accelerate",
@@ -75,21 +77,54 @@ LIBRARY_ATTRIBUTES = {
 }
 """Attributes of library objects that hold a constructor argument: ``loader.dataset``."""
 
-_VISION_DATASET = {
-    "transform": (("transform", 2),),
-    "target_transform": (("target_transform", 3),),
-    "transforms": (("transforms", 1), ("transform", 2), ("target_transform", 3)),
+def _vision_dataset(transform: int, target_transform: int, transforms: Optional[int] = None) -> Dict[str, tuple]:
+    """Where a torchvision dataset's ``__init__`` takes ``transform`` and ``target_transform``
+    (positions, ``self`` not counted), and ``transforms`` where it takes one too."""
+    kept = {
+        "transform": (("transform", transform),),
+        "target_transform": (("target_transform", target_transform),),
+        "transforms": (("transform", transform), ("target_transform", target_transform)),
+    }
+    if transforms is not None:
+        kept["transforms"] = (("transforms", transforms),) + kept["transforms"]
+    return kept
+
+
+_VISION_DATASETS = {
+    "VisionDataset": _vision_dataset(2, 3, 1),
+    "vision.VisionDataset": _vision_dataset(2, 3, 1),
+    "ImageFolder": _vision_dataset(1, 2),
+    "folder.ImageFolder": _vision_dataset(1, 2),
+    "DatasetFolder": _vision_dataset(3, 4),
+    "folder.DatasetFolder": _vision_dataset(3, 4),
+    "CIFAR10": _vision_dataset(2, 3),
+    "CIFAR100": _vision_dataset(2, 3),
+    "cifar.CIFAR10": _vision_dataset(2, 3),
+    "cifar.CIFAR100": _vision_dataset(2, 3),
+    "MNIST": _vision_dataset(2, 3),
+    "FashionMNIST": _vision_dataset(2, 3),
+    "mnist.MNIST": _vision_dataset(2, 3),
+    "mnist.FashionMNIST": _vision_dataset(2, 3),
+    "SVHN": _vision_dataset(2, 3),
+    "svhn.SVHN": _vision_dataset(2, 3),
+    "STL10": _vision_dataset(3, 4),
+    "stl10.STL10": _vision_dataset(3, 4),
+    "CocoDetection": _vision_dataset(2, 3, 4),
+    "coco.CocoDetection": _vision_dataset(2, 3, 4),
 }
-BASE_ATTRIBUTES = {
-    "torchvision.datasets.VisionDataset": _VISION_DATASET,
-    "torchvision.datasets.vision.VisionDataset": _VISION_DATASET,
-}
+BASE_ATTRIBUTES = {f"torchvision.datasets.{name}": kept for name, kept in _VISION_DATASETS.items()}
 """Attributes a library base class's ``__init__`` stores from its arguments, read from the
 subclass's ``super().__init__(...)`` call: parameter name and position (``self`` not
-counted), several when the attribute wraps them. Source: torchvision/datasets/vision.py,
-``VisionDataset.__init__(root, transforms=None, transform=None, target_transform=None)``
-keeps ``transform`` and ``target_transform`` and, when ``transforms`` is None, a
-``StandardTransform`` that calls both."""
+counted), several when the attribute wraps them. Source: torchvision 0.21,
+``torchvision/datasets/vision.py``: ``VisionDataset.__init__(root, transforms=None,
+transform=None, target_transform=None)`` keeps ``transform`` and ``target_transform`` and,
+when ``transforms`` is None, a ``StandardTransform`` that calls both; the subclasses pass
+their own ``transform``/``target_transform`` on to it: ``folder.py`` ``ImageFolder(root,
+transform, target_transform, ...)``, ``DatasetFolder(root, loader, extensions, transform,
+target_transform, ...)``; ``cifar.py``, ``mnist.py``, ``svhn.py`` ``(root, train or split,
+transform, target_transform, ...)``; ``stl10.py`` ``(root, split, folds, transform,
+target_transform, ...)``; ``coco.py`` ``CocoDetection(root, annFile, transform,
+target_transform, transforms)``."""
 
 HPARAMS_SAVERS = frozenset({"save_hyperparameters"})
 """Lightning's ``HyperparametersMixin.save_hyperparameters(*names, ignore=...)``: called in

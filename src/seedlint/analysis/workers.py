@@ -31,6 +31,7 @@ from seedlint.facts.model import EXCEPT, BinOp, Call, Const, Name, Subscript
 from seedlint.analysis.flow.shared import _inside
 from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_hooks import called_hooks
+from seedlint.knowledge.kept_callables import CALLED_BY_LIBRARY_GETITEM, library_dataset
 from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
 from seedlint.rng import (
     RNG_OBJECT,
@@ -155,15 +156,21 @@ class WorkerCode:
             reached[key] = item
             queue.append(item)
 
+        draws: List[Draw] = []
         if isinstance(instance, Instance):
             for name in ENTRY_METHODS:
                 method = self.index.method(instance.cls, name)
                 if method is not None:
                     add(self.flow.method_frame(method, instance), None)
+            for held in self._run_by_library_getitem(instance):
+                for held_frame in self._frames_of(held):
+                    add(held_frame, None)
+                stream = _draws_when_called(held)
+                if stream:
+                    draws.append(Draw(Reached(held.site.frame), held.site.call, stream))
         elif isinstance(instance, FunctionObj):  # a callable the worker runs: a collate_fn
             for frame in self._frames_of(instance):
                 add(frame, None)
-        draws: List[Draw] = []
         reseeded: Set[tuple] = set()
         reassigned: Set[Tuple[tuple, str]] = set()
         library_draws: List[LibraryDraw] = []
@@ -173,6 +180,9 @@ class WorkerCode:
             for held in ordered(self.flow.held_callables(instance.site.call, instance.site.frame)):
                 for held_frame in self._frames_of(held):
                     add(held_frame, None)
+                stream = _draws_when_called(held)
+                if stream:  # ImageFolder(root, transform=Compose([RandomResizedCrop(224), ...]))
+                    draws.append(Draw(Reached(held.site.frame), held.site.call, stream))
             for holder in self._library_objects_passed(instance.site.call, instance.site.frame):
                 library_draws.extend(self._library_draws(None, instance.site.call, holder))
         while queue:
@@ -194,6 +204,9 @@ class WorkerCode:
                 for held in self._held(call, frame, callees):
                     for held_frame in self._frames_of(held):
                         add(held_frame, current, call)
+                    stream = _draws_when_called(held)
+                    if stream:  # self.transform(image), a Compose holding RandomResizedCrop(224)
+                        draws.append(Draw(current, call, stream))
                 draws.extend(self._draws(current, call, callees, reseeded))
                 for callee in callees:
                     library_draws.extend(self._library_run(current, call, callee, libraries_reseeded, reseeded_if_forked))
@@ -205,6 +218,22 @@ class WorkerCode:
         return WorkerRun(
             list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded, reseeded_if_forked
         )
+
+    def _run_by_library_getitem(self, instance: Instance) -> List[Obj]:
+        """A project subclass of a library dataset that keeps the library's ``__getitem__``
+        (``class ImageNet(ImageFolder)`` passing ``transform`` to ``super().__init__``): the
+        transforms that method calls on each item, and what they hold."""
+        if any(self.index.method(instance.cls, name) is not None for name in ENTRY_METHODS):
+            return []
+        if not any(library_dataset(base) for base in self.index.external_bases(instance.cls)):
+            return []
+        found: Set[Obj] = set()
+        for name in CALLED_BY_LIBRARY_GETITEM:
+            for value in self.flow.attribute_of(instance, name):
+                found.add(value)
+                if isinstance(value, ExternalInstance) and value.site is not None:
+                    found |= self.flow.held_callables(value.site.call, value.site.frame)
+        return ordered(frozenset(found))
 
     def _made_fresh_in_workers(self, draw: LibraryDraw, in_workers: Set[tuple]) -> bool:
         """The pipeline and the object in it that draws are built in worker code itself, by a
@@ -389,6 +418,11 @@ class WorkerCode:
         for assign in function.assigns:
             if assign.target.startswith(prefix) and "." not in assign.target[len(prefix):]:
                 reassigned.add((frame.receiver.cls.key, assign.target[len(prefix):]))
+
+
+def _draws_when_called(obj: Obj) -> str:
+    """The global RNG a library object held in a pipeline draws from when the pipeline calls it."""
+    return global_draws.called_object_stream(obj.qualified) if isinstance(obj, ExternalInstance) else ""
 
 
 def _resampling_calls(frame: Frame) -> Set[int]:

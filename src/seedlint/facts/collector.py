@@ -792,6 +792,12 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.bind_target(node.target)
+        # ``transforms += [RandomCrop(224)]`` is ``transforms = transforms + [...]`` (lists,
+        # strings; ``|=`` merges dicts): the name is read before it is bound again.
+        operator = type(node.operator).__name__.replace("Assign", "")
+        dotted = _dotted(node.target)
+        if operator in ("Add", "BitOr") and dotted is not None and not isinstance(node.target, cst.Subscript):
+            self._bind_value(dotted, BinOp(operator, self.value(node.target), self.value(node.value)), self.span(node))
 
     def _record_assign(self, target: cst.BaseExpression, value: cst.BaseExpression, span: Span) -> None:
         if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):

@@ -7,7 +7,11 @@ nlpaug 1.1.11 likewise (``base_augmenter.py``, ``model/base_model.py``); scipy 1
 ``rvs()`` without ``random_state`` uses ``np.random.mtrand._rand``
 (``scipy/_lib/_util.py: check_random_state``); scikit-learn 1.9 ``check_random_state(None)``
 too (``sklearn/utils/validation.py``); albumentations up to 1.4.20 draws with ``random``
-(``core/transforms_interface.py``); torchvision v1/v2 and kornia with torch's generator.
+(``core/transforms_interface.py``); torchvision v1/v2 and kornia with torch's generator
+(torchvision 0.21 ``transforms/transforms.py``: every ``Random*`` transform, ``ColorJitter`` and
+``GaussianBlur`` draw their parameters with ``torch.rand``/``torch.randint``/``uniform_`` in
+``get_params`` each time they are called; ``autoaugment.py`` likewise; the ``v2`` transforms
+in ``make_params``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ CALLED_OBJECTS: Tuple[Tuple[str, str], ...] = (
     ("audiomentations.", NUMPY),
     ("torch_audiomentations.", TORCH),
     ("kornia.augmentation.", TORCH),
+) + tuple(
+    (f"{module}.{name}", TORCH)
+    for module in ("torchvision.transforms", "torchvision.transforms.transforms", "torchvision.transforms.v2",
+                   "torchvision.transforms.autoaugment", "torchvision.transforms.v2._auto_augment")
+    for name in ("Random", "ColorJitter", "GaussianBlur", "AutoAugment", "RandAugment", "TrivialAugmentWide", "AugMix",
+                 "ScaleJitter")
 )
 """Library objects (by qualified-name prefix) that draw from that global RNG when called."""
 

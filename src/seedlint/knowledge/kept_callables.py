@@ -35,6 +35,14 @@ KEEPING_MODULES = LIBRARY_DATASET_MODULES + (
 
 KEEPING_CLASSES = frozenset({"functools.partial"})
 
+CALLED_BY_LIBRARY_GETITEM = ("transform", "target_transform", "transforms")
+"""The attributes a library dataset's own ``__getitem__`` calls on each item, which a project
+subclass that defines no ``__getitem__`` runs in its workers: torchvision's
+``DatasetFolder.__getitem__`` (``ImageFolder``), ``CIFAR10.__getitem__`` and the others call
+``self.transform`` and ``self.target_transform``, and ``VisionDataset`` builds
+``self.transforms`` from them (``torchvision/datasets/folder.py``, ``cifar.py``, ``vision.py``);
+MONAI's ``Dataset._transform`` applies ``self.transform`` (``monai/data/dataset.py``)."""
+
 
 def keeps_callables(qualified: str) -> bool:
     """An object of this library class holds the callables it was given."""

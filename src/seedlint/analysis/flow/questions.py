@@ -31,6 +31,7 @@ from seedlint.facts.model import (
     Value,
 )
 from seedlint.knowledge.kept_callables import keeps_callables
+from seedlint.knowledge.global_draws import called_object_stream
 from seedlint.analysis.flow.shared import (
     union,
     LIST_MUTATORS,
@@ -88,7 +89,8 @@ class QuestionsMixin:
     def held_callables(self, call: Call, frame: Frame, depth: int = 0) -> Values:
         """Project callables passed into a library call, which the library may call
         (``Compose([RandomCrop(224), flip])``, ``map(self.load, paths)``), also inside
-        library objects passed along (a ``Compose`` inside a ``RandomApply``)."""
+        library objects passed along (a ``Compose`` inside a ``RandomApply``), and the library
+        objects among them that draw from a global RNG when called (``RandomCrop(224)``)."""
         key = ("held", id(call), frame.key)
         found = self._eval.get(key)
         if found is not None:
@@ -168,6 +170,8 @@ class QuestionsMixin:
                     known = self._eval[key] = frozenset(inner_found)
                 found |= known
             elif isinstance(obj, ExternalInstance):
+                if called_object_stream(obj.qualified):
+                    found.add(obj)  # a library transform that draws when the pipeline calls it
                 found |= self.held_callables(obj.site.call, obj.site.frame, depth + 1)
         return frozenset(found)
 
