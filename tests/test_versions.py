@@ -451,6 +451,11 @@ def test_versions_a_readme_states_in_prose(tmp_path):
 
         ## Speed
         torch.compile gives PyTorch 2.1 a 30% speed-up.
+
+        ## Installation
+        ### Known issues
+        - Some images come with torchaudio 2.8.0, which is incompatible with torch 2.6.0.
+        - PyTorch 1.7 is not supported.
         """})
     assert not versions(tmp_path / "unrelated").get("torch").declared  # neither a requirements section nor "tested with"
 

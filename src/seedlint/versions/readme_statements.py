@@ -4,9 +4,10 @@ with Python 3.5, PyTorch 0.4.0". Each such line is one environment the authors r
 project in.
 
 Only packages whose version changes a verdict are read (torch, Python, torchvision,
-Lightning, NumPy and the augmentation libraries), and only in a section about requirements
+Lightning, NumPy and the augmentation libraries), and only under a heading about requirements
 or installation, or in a sentence that says the project was tested, developed or runs with
-them. Code blocks are install commands and are read elsewhere."""
+them; not in a section about one platform (Colab, Docker, Windows, ...), nor in a line that
+says a version does not work. Code blocks are install commands and are read elsewhere."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ _SENTENCE = re.compile(
     re.IGNORECASE,
 )
 _COMMAND = re.compile(r"^(?:[$>%!]\s*)?(?:sudo\s+)?(?:pip3?|conda|mamba|python3?\s+-m\s+pip|uv\s+pip|poetry)\s")
+_NEGATION = re.compile(
+    r"\b(?:incompatible|not (?:compatible|supported|work)|unsupported|does ?n[o']t|do ?n[o']t|won't|cannot|can't|conflicts?|mismatch|"
+    r"deprecated|broken|fails?|error)\b",
+    re.IGNORECASE,
+)
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)")
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)$")
@@ -70,7 +76,9 @@ def stated_requirements(text: str) -> Iterator[Tuple[int, List[Tuple[str, str]]]
         plain = _LINK.sub(r"\1", raw).replace("**", "").replace("`", "").replace("__", "")
         if _COMMAND.match(plain):
             continue  # an install command, read as one
-        if not (any(_SECTION.search(heading) for heading in headings) or _SENTENCE.search(plain)):
+        if _NEGATION.search(plain):
+            continue  # "Colab comes with torchaudio 2.8, which is incompatible with torch 2.6.0"
+        if not ((headings and _SECTION.search(headings[-1])) or _SENTENCE.search(plain)):
             continue
         found = [pair for pair in map(_statement, _STATEMENT.finditer(plain)) if pair is not None]
         if found:
