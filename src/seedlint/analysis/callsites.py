@@ -31,6 +31,17 @@ callers are looked for among the modules already analysed."""
 MAX_SUBCLASS_ROUNDS = 3
 
 
+def is_test_module(path: str) -> bool:
+    """A module of a test suite: under a ``tests``/``test`` folder, or named as pytest and
+    unittest find tests (``test_*.py``, ``*_test.py``, ``conftest.py``)."""
+    parts = path.replace(os.sep, "/").split("/")
+    name = parts[-1]
+    return (
+        any(part in ("tests", "test") for part in parts[:-1])
+        or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    )
+
+
 def module_words(module: ModuleFacts) -> List[str]:
     """Names a file must spell to import from ``module``: its own name, or its package's
     when the package re-exports it (``from detlite.datasets import Coco`` spells
@@ -120,6 +131,10 @@ class CallSites:
                 if site.key not in seen:
                     seen.add(site.key)
                     sites.append(site)
+        if not is_test_module(target.module.path):
+            # A test calls a function with whatever it means to test (a training augmentation
+            # handed to the evaluation helper): that is no program the function runs in.
+            sites = [s for s in sites if not is_test_module(s.frame.module.path)]
         sites.sort(key=lambda s: (s.frame.module.path, s.call.span.line, s.call.span.col, s.offset))
         return sites, complete
 
