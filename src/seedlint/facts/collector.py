@@ -180,15 +180,13 @@ class _NameReads(cst.CSTVisitor):
 
 
 class _Scope:
-    __slots__ = ("key", "kind", "bindings", "globals", "imports")
+    __slots__ = ("key", "kind", "bindings", "globals")
 
     def __init__(self, key: str, kind: str) -> None:
         self.key = key
         self.kind = kind
         self.bindings: Dict[str, Tuple[str, Optional[str]]] = {}
         self.globals: set = set()
-        self.imports: Dict[str, int] = {}
-        """How many import statements bind each name (function scopes only)."""
 
     def bind(self, name: str, how: str = _LOCAL, target: Optional[str] = None) -> None:
         if name in self.globals:
@@ -467,10 +465,12 @@ class _Collector(cst.CSTVisitor):
         for alias in node.names:
             full = _dotted(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self._bind_import(alias.asname.name.value, full, alias)
+                self.scopes[-1].bind(alias.asname.name.value, _IMPORTED, full)
+                self._record_import(alias.asname.name.value, full)
             else:
                 root = full.split(".", 1)[0]
-                self._bind_import(root, root, alias)
+                self.scopes[-1].bind(root, _IMPORTED, root)
+                self._record_import(root, root)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.statement = node
@@ -488,19 +488,8 @@ class _Collector(cst.CSTVisitor):
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             target = f"{base}.{imported}" if base else imported
-            self._bind_import(local, target, alias)
-
-    def _bind_import(self, local: str, target: str, alias: cst.CSTNode) -> None:
-        """An import binds ``local``. Inside a function it is also an assignment under the
-        guards around it, so a name imported in several branches (``if task == "sr": from
-        .sr import Data`` / ``elif ...``) is read like a local assigned in each branch."""
-        scope = self.scopes[-1]
-        scope.bind(local, _IMPORTED, target)
-        self._record_import(local, target)
-        if scope.kind == "function" and local not in scope.globals:
-            scope.imports[local] = scope.imports.get(local, 0) + 1
-            span = self.span(alias)
-            self._add_assign(Assign(local, Name(local, span, qualified=target), span))
+            self.scopes[-1].bind(local, _IMPORTED, target)
+            self._record_import(local, target)
 
     def _record_import(self, local: str, target: str) -> None:
         package = target.split(".", 1)[0]
@@ -1002,9 +991,7 @@ class _Collector(cst.CSTVisitor):
             if binding is None:
                 continue
             how, target = binding
-            if how == _IMPORTED and scope.imports.get(root, 0) > 1:
-                name.scope = scope.key
-            elif how == _IMPORTED:
+            if how == _IMPORTED:
                 name.qualified = f"{target}{suffix}"
             elif scope.kind == "module":
                 prefix = f"{self.module_name}." if self.module_name else ""
