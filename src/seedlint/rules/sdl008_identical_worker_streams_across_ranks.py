@@ -115,7 +115,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     def _judge(self, project: Project, frame: Frame, call: Call, seeding: Seeding) -> Optional[Diagnostic]:
         if TORCH not in seeding.rngs or seeding.seed is None:
             return None
-        if not seeding.through_helper and _depends_on_parameter(frame, seeding.seed):
+        if not seeding.through_helper and _depends_on_parameter(frame, seeding.seed) and _callers_pass_it(project, frame, seeding.seed):
             return None  # inside a seeding helper: judged where the helper is called
         if seeding.kind == "lightning" and not _multi_process_trainers(project):
             return None
@@ -392,18 +392,35 @@ def _streams_reseeded_in_workers(project: Project, run) -> Set[str]:
 
 
 def _depends_on_parameter(frame: Frame, value) -> bool:
-    """Whether ``value`` uses a bare parameter of the frame's function (``seed`` in
-    ``def set_seed(seed)``), so the seed is decided by each caller rather than here."""
+    """Whether ``value`` uses a parameter of the frame's function (``seed`` in ``def
+    set_seed(seed)``, ``args.seed`` in ``def set_seed(args)``; not a method's ``self``), so
+    the seed is decided by each caller rather than here."""
     from seedlint.facts.model import BinOp
 
     function = frame.function.function
     if isinstance(value, Name):
-        return value.qualified is None and value.scope == function.qualname and value.dotted in function.params
+        receiver = function.params[0] if function.class_name is not None and function.params else None
+        return (
+            value.qualified is None and value.scope == function.qualname and value.root in function.params
+            and value.root != receiver
+        )
     if isinstance(value, BinOp):
         return _depends_on_parameter(frame, value.left) or _depends_on_parameter(frame, value.right)
     if isinstance(value, Call):
         return any(_depends_on_parameter(frame, a) for a in value.args)
     return False
+
+
+def _callers_pass_it(project: Project, frame: Frame, value) -> bool:
+    """Some call of the frame's function passes the parameter the seed reads: a helper its
+    callers hand the seed (``set_seed(args)``), not an entry point whose parameter a framework
+    fills (``@hydra.main`` ``def main(cfg)`` called as ``main()``)."""
+    if not isinstance(value, Name):
+        return True
+    function = frame.function.function
+    position = function.params.index(value.root) if value.root in function.params else -1
+    sites, _ = project.flow.callsites.of(frame)
+    return any(site.call.argument(value.root, position - site.offset) is not None for site in sites)
 
 
 def _spelled_like_seeding(name: str) -> bool:
