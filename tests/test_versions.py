@@ -445,6 +445,8 @@ def test_versions_a_readme_states_in_prose(tmp_path):
     resolution = versions(tmp_path / "sentence")
     assert resolution.get("python").describe() == ">=3.7,<3.8.dev0"
     assert resolution.get("torch").describe() == ">=1.4"  # "1.8 + CUDA" is not "1.8+"
+    write(tmp_path / "listing", {"setup.cfg": "", "README.md": "This code has been tested with `Python 3.7` and `3.8`.\n"})
+    assert versions(tmp_path / "listing").get("python").describe() == ">=3.7,<3.9.dev0"
     write(tmp_path / "unrelated", {"setup.cfg": "", "README.md": """\
         ## Results
         Numbers measured with PyTorch 1.8 on eight GPUs.

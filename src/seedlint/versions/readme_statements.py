@@ -47,6 +47,8 @@ _NEGATION = re.compile(
     r"deprecated|broken|fails?|error)\b",
     re.IGNORECASE,
 )
+_MORE_RELEASES = re.compile(r"\s*(?:,|/|\band\b|\bor\b)\s*(?:,\s*)?v?(\d+\.\d+(?:\.\d+)?)(?!\d|\.\d)")
+"""Further releases listed right after a stated one (``and 3.8``, ``, 1.9 or 1.10``)."""
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)")
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)$")
@@ -80,7 +82,18 @@ def stated_requirements(text: str) -> Iterator[Tuple[int, List[Tuple[str, str]]]
             continue  # "Colab comes with torchaudio 2.8, which is incompatible with torch 2.6.0"
         if not ((headings and _SECTION.search(headings[-1])) or _SENTENCE.search(plain)):
             continue
-        found = [pair for pair in map(_statement, _STATEMENT.finditer(plain)) if pair is not None]
+        found = []
+        for match in _STATEMENT.finditer(plain):
+            first = _statement(match)
+            if first is None:
+                continue
+            found.append(first)
+            if first[1].startswith("=="):  # "Python 3.7 and 3.8", "PyTorch 1.8, 1.9 or 1.10"
+                more = _MORE_RELEASES.match(plain, match.end())
+                while more is not None:
+                    release = more.group(1)
+                    found.append((first[0], f"=={release}.*" if release.count(".") == 1 else f"=={release}"))
+                    more = _MORE_RELEASES.match(plain, more.end())
         if found:
             yield number, found
 
