@@ -33,6 +33,7 @@ from packaging.utils import canonicalize_name
 from seedlint.analysis import inputs
 from seedlint.knowledge.ngc_images import NGC_IMAGE, ngc_torch
 from seedlint.versions.ranges import VersionRange, range_of
+from seedlint.versions.readme_lines import readme_lines
 from seedlint.versions.readme_statements import stated_requirements
 
 try:
@@ -758,8 +759,6 @@ README_FILES = ("README*", "readme*", "Readme*", "INSTALL*", "install*.md", "doc
 _README_INSTALLERS = {("conda", "create"): "conda", ("mamba", "create"): "conda"}
 _PROMPT = re.compile(r"^(?:\$|>|#|%|!)\s*")
 _INLINE_CODE = re.compile(r"`([^`]+)`")
-_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
-_UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)$")
 _PLATFORM_SECTION = re.compile(r"colab|kaggle|docker|windows|mac\s?os|\bmac\b|apple|jetson|rocm|sagemaker", re.IGNORECASE)
 _INSTALLER_WORDS = ("pip ", "pip3 ", "conda ", "mamba ", "python -m pip ", "python3 -m pip ")
 
@@ -817,17 +816,8 @@ def _command_lines(text: str) -> Iterator[Tuple[int, str]]:
     others the README leaves open."""
     pending: List[str] = []
     start = 0
-    headings: List[str] = []
-    fenced = False
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
+    for number, line, headings, _ in readme_lines(text):
         raw = line.strip()
-        if raw.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and _MARKDOWN_HEADING.match(raw):
-            headings = (headings + [raw])[-3:]
-        elif number > 1 and _UNDERLINE.match(raw) and lines[number - 2].strip():
-            headings = (headings + [lines[number - 2].strip()])[-3:]
         stripped = _PROMPT.sub("", raw.strip("`").strip())
         if pending:
             pending.append(stripped[:-1] if stripped.endswith("\\") else stripped)

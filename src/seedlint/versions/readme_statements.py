@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Optional, Tuple
 
+from seedlint.versions.readme_lines import readme_lines
+
 _STATED_PACKAGES: Tuple[Tuple[str, str], ...] = (
     (r"py[-_ ]?torch[-_ ]lightning", "pytorch-lightning"),
     (r"torchvision", "torchvision"),
@@ -50,31 +52,14 @@ _NEGATION = re.compile(
 _MORE_RELEASES = re.compile(r"\s*(?:,|/|\band\b|\bor\b)\s*(?:,\s*)?v?(\d+\.\d+(?:\.\d+)?)(?!\d|\.\d)")
 """Further releases listed right after a stated one (``and 3.8``, ``, 1.9 or 1.10``)."""
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_HEADING = re.compile(r"^#{1,6}\s+(.*)")
-_UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)$")
 
 
 def stated_requirements(text: str) -> Iterator[Tuple[int, List[Tuple[str, str]]]]:
     """Each prose line that states versions, with (package, PEP 440 specifier) pairs."""
-    headings: List[str] = []
-    fenced = False
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
+    for number, line, headings, fenced in readme_lines(text):
+        if fenced or any(_PLATFORM_SECTION.search(heading) for heading in headings):
+            continue
         raw = line.strip()
-        if raw.startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        match = _HEADING.match(raw)
-        if match:
-            headings = (headings + [match.group(1)])[-3:]
-            continue
-        if number < len(lines) and _UNDERLINE.match(lines[number].strip()) and raw:
-            headings = (headings + [raw])[-3:]
-            continue
-        if any(_PLATFORM_SECTION.search(heading) for heading in headings):
-            continue
         plain = _LINK.sub(r"\1", raw).replace("**", "").replace("`", "").replace("__", "")
         if _COMMAND.match(plain):
             continue  # an install command, read as one
