@@ -115,7 +115,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     def _judge(self, project: Project, frame: Frame, call: Call, seeding: Seeding) -> Optional[Diagnostic]:
         if TORCH not in seeding.rngs or seeding.seed is None:
             return None
-        if not seeding.through_helper and _depends_on_parameter(frame, seeding.seed) and _callers_pass_it(project, frame, seeding.seed):
+        if not seeding.through_helper and _decided_by_the_caller(project, frame, seeding.seed):
             return None  # inside a seeding helper: judged where the helper is called
         if seeding.kind == "lightning" and not _multi_process_trainers(project):
             return None
@@ -391,19 +391,27 @@ def _streams_reseeded_in_workers(project: Project, run) -> Set[str]:
     return found
 
 
+def _decided_by_the_caller(project: Project, frame: Frame, seed) -> bool:
+    """The frame's function is a seeding helper (named so) whose callers pass the parameter
+    the seed reads (``seed`` in ``def set_seed(seed)``, ``args.seed`` in ``def set_seed(args)``):
+    its calls are judged instead, once each. A training function that seeds from its own
+    parameter (``def main_worker(index, opt)``, ``def train(..., seed)`` called with
+    ``**config``) is judged where it seeds, with the seed's origin followed to its callers."""
+    return (
+        _depends_on_parameter(frame, seed) and _spelled_like_seeding(frame.function.function.name)
+        and _callers_pass_it(project, frame, seed)
+    )
+
+
 def _depends_on_parameter(frame: Frame, value) -> bool:
-    """Whether ``value`` uses a parameter of the frame's function (``seed`` in ``def
-    set_seed(seed)``, ``args.seed`` in ``def set_seed(args)``; not a method's ``self``), so
-    the seed is decided by each caller rather than here."""
+    """Whether ``value`` uses a parameter of the frame's function, or an attribute of one
+    (never a method's ``self``)."""
     from seedlint.facts.model import BinOp
 
     function = frame.function.function
     if isinstance(value, Name):
         receiver = function.params[0] if function.class_name is not None and function.params else None
-        return (
-            value.qualified is None and value.scope == function.qualname and value.root in function.params
-            and value.root != receiver
-        )
+        return value.qualified is None and value.scope == function.qualname and value.root in function.params and value.root != receiver
     if isinstance(value, BinOp):
         return _depends_on_parameter(frame, value.left) or _depends_on_parameter(frame, value.right)
     if isinstance(value, Call):
