@@ -27,7 +27,7 @@ answer is memoised for the run. The bounds are named once, in ``shared`` and in
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from seedlint import timing
 from seedlint.analysis.index import (
@@ -103,6 +103,7 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self.files = files
         self.documented_commands = None
         self._importers_memo: Dict[str, Set[str]] = {}
+        self._scripts_memo: Dict[Tuple[str, str], FrozenSet[str]] = {}
         index.base_resolver = self._resolve_base
         self.callsites = CallSites(self)
         self.registries = Registries(self)

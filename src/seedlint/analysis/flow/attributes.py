@@ -187,8 +187,11 @@ class AttributesMixin:
         """The documented command's script is the module that defines the option, or a
         project file that imports it (through at most a few modules); only the module itself
         for an option added under ``if __name__ == "__main__":``, which importing it skips."""
-        paths = self.files.paths if self.files is not None else [module_path]
-        scripts = set(script_paths(passed, self.documented_commands.root, paths))
+        key = (passed.file, passed.script)
+        scripts = self._scripts_memo.get(key)
+        if scripts is None:
+            paths = self.files.paths if self.files is not None else [module_path]
+            scripts = self._scripts_memo[key] = frozenset(script_paths(passed, self.documented_commands.root, paths))
         if main_only:
             return module_path in scripts
         return bool(scripts & self._importers(module_path))
