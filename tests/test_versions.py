@@ -67,6 +67,16 @@ def test_bounds_implied_by_other_packages(tmp_path, files, torch_range):
     assert torch.describe().startswith(torch_range), torch.describe()
 
 
+@pytest.mark.parametrize(
+    "numpy_pin, python_range",
+    [("numpy==1.26.4\n", ">=3.9,<3.13"), ("numpy<1.26\n", "<3.12"), ("numpy==2.1.3\n", ">=3.10")],
+)
+def test_numpy_releases_bound_the_python_they_run_on(tmp_path, numpy_pin, python_range):
+    write(tmp_path, {"setup.cfg": "", "requirements.txt": numpy_pin})
+    python = versions(tmp_path).get("python")
+    assert python.describe() == python_range, python.describe()
+
+
 def test_requirements_files_follow_includes_constraints_urls_and_markers(tmp_path):
     write(tmp_path, {
         "requirements.txt": """\

@@ -506,6 +506,16 @@ class _Collector(cst.CSTVisitor):
         if len(self.scopes) == 1:
             self.facts.imports[local] = target
 
+    def _record_watched_write(self, target: cst.Attribute) -> None:
+        """``np.sctypes = {...}``: an assignment to a watched package's attribute, recorded
+        whatever guards it (the guard is usually the check that the attribute is missing)."""
+        dotted = _dotted(target)
+        if dotted is None or dotted.split(".", 1)[0] not in self.api_aliases:
+            return
+        name = Name(dotted=dotted, span=self.span(target))
+        self.pending.append((name, self.chain()))
+        self.api_candidates.append((name, ("=",), False))
+
     def _feature_guarded(self) -> bool:
         """Whether the code here runs only after a feature or version check: inside a
         ``try`` that catches a missing import or attribute, in an ``except`` block, or under
@@ -789,6 +799,8 @@ class _Collector(cst.CSTVisitor):
             self._bind_value(dotted, BinOp(operator, self.value(node.target), self.value(node.value)), self.span(node))
 
     def _record_assign(self, target: cst.BaseExpression, value: cst.BaseExpression, span: Span) -> None:
+        if isinstance(target, cst.Attribute):
+            self._record_watched_write(target)
         if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
             if self.scopes[-1].kind != "class":
                 item = ItemAssign(
@@ -975,7 +987,10 @@ class _Collector(cst.CSTVisitor):
         for name, keywords, guarded in self.api_candidates:
             if guarded or name.qualified is None or name.root in self.fallback_aliases:
                 continue
-            keys = [f"{name.qualified}({suffix})" for suffix in keywords] if keywords else [name.qualified]
+            if keywords == ("=",):
+                keys = [name.qualified + "="]
+            else:
+                keys = [f"{name.qualified}({suffix})" for suffix in keywords] if keywords else [name.qualified]
             for key in filter(None, map(watched, keys)):
                 self.facts.api_uses.append((key, name.span.line))
         self.facts.api_uses = sorted(set(self.facts.api_uses))

@@ -12,7 +12,7 @@ the Lightning changelog (``src/lightning/pytorch/CHANGELOG.md``: 2.0.0's "Remove
 lists ``LightningLite``, ``Trainer.from_argparse_args`` and ``replace_sampler_ddp``), and for
 albumentations the module contents of its released wheels (0.5.2, 1.0.0, 1.3.1, 1.4.0 compared:
 1.0.0 moved the geometric transforms to ``albumentations.augmentations.geometric``, 1.4.0
-removed ``RandomBrightness``/``RandomContrast``).
+removed ``RandomBrightness``/``RandomContrast``); for imgaug, its source at 0.4.0, its last release.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ class ApiEra:
     package: str
     bound: str
     source: str
+    unless_written: str = ""
+    """An attribute whose assignment by the program voids the entry: a project that puts
+    ``numpy.sctypes`` back runs imgaug on NumPy 2."""
 
 
 API_ERAS: Tuple[ApiEra, ...] = (
@@ -58,6 +61,10 @@ API_ERAS: Tuple[ApiEra, ...] = (
            "albumentations 1.0.0 wheel: Resize lives in augmentations.geometric, not augmentations.transforms"),
     ApiEra("albumentations.augmentations.transforms.ShiftScaleRotate", "albumentations", "<1.0",
            "albumentations 1.0.0 wheel: ShiftScaleRotate lives in augmentations.geometric, not augmentations.transforms"),
+    ApiEra("imgaug", "numpy", "<2.0",
+           "imgaug's last release, 0.4.0, reads `np.sctypes` when imported (imgaug/imgaug.py: NP_FLOAT_TYPES), "
+           "which NumPy 2.0 removed (NumPy 2.0.0 release notes, expired attributes)",
+           unless_written="numpy.sctypes"),
     ApiEra("albumentations.augmentations.transforms.RandomBrightness", "albumentations", "<1.4",
            "albumentations 1.4.0 wheel: RandomBrightness removed (1.3.1 still has it)"),
     ApiEra("albumentations.augmentations.transforms.RandomContrast", "albumentations", "<1.4",
@@ -65,6 +72,8 @@ API_ERAS: Tuple[ApiEra, ...] = (
 )
 
 ERAS_BY_API: Dict[str, ApiEra] = {era.api: era for era in API_ERAS}
+VOIDING_WRITES: Tuple[str, ...] = tuple(sorted({era.unless_written for era in API_ERAS if era.unless_written}))
+"""Attributes whose assignment the facts pass records (as ``numpy.sctypes=``), guarded or not."""
 
 
 _TRAINER_HOMES = {"pytorch_lightning": "pytorch_lightning", "lightning": "lightning.pytorch"}

@@ -18,7 +18,9 @@ Sources, per family:
   cp314 from 2.9.0: the files of each release on the registry).
 - NumPy 2 -> torch: 2.3.0 is the first torch that supports NumPy 2 (pytorch/pytorch#132179;
   older wheels report "A module that was compiled using NumPy 1.x cannot be run in NumPy 2").
-- NumPy and SciPy -> Python: ``requires-python`` at each release tag.
+- NumPy and SciPy -> Python: ``requires-python`` at each release tag; and NumPy 1.26.0 and
+  2.1.0 are the first releases for CPython 3.12 and 3.13 (their release notes: "supports
+  Python 3.9-3.12", "supports Python 3.10-3.13"; older releases do not build on them).
 - albumentations <-> Python: ``requires-python`` at each release tag (a Python too old for a
   release rules the release out, which decides whether its per-transform generators exist).
 - NumPy -> albumentations: every release from 1.4.0 on has ``Requires-Dist: numpy>=1.24.4``
@@ -92,6 +94,8 @@ _TIMM_TORCH = [("0.4", "1.4"), ("0.6.12", "1.7")]
 _PYTHON_TORCH = [("3.9", "1.7.1"), ("3.10", "1.11"), ("3.11", "1.13"), ("3.12", "2.2"), ("3.13", "2.5"), ("3.14", "2.9")]
 """The first torch release with wheels for that CPython (the release's files on the registry)."""
 _NUMPY_PYTHON = [("1.22", "3.8"), ("1.25", "3.9"), ("2.1", "3.10"), ("2.3", "3.11")]
+_PYTHON_NUMPY = [("3.12", "1.26"), ("3.13", "2.1")]
+"""The first NumPy release for that CPython (its release notes)."""
 _SCIPY_PYTHON = [("1.8", "3.8"), ("1.11", "3.9"), ("1.14", "3.10"), ("1.16", "3.11")]
 """numpy's and scipy's pyproject.toml/setup.py requires-python at each release tag."""
 _ALBUMENTATIONS_PYTHON = [("1.4.0", "3.8"), ("1.4.21", "3.9")]
@@ -119,6 +123,10 @@ IMPLIED: Tuple[Implies, ...] = tuple(
         for python, torch in _PYTHON_TORCH
     ]
     + _floors("numpy", "python", _NUMPY_PYTHON, "numpy {release}'s Requires-Python >={needs}")
+    + [
+        Implies("numpy", f"<{release}", "python", f"<{python}", f"numpy {release} is the first release for CPython {python} (its release notes)")
+        for python, release in _PYTHON_NUMPY
+    ]
     + _floors("scipy", "python", _SCIPY_PYTHON, "scipy {release}'s Requires-Python >={needs}")
     + _floors("albumentations", "python", _ALBUMENTATIONS_PYTHON, "albumentations {release}'s Requires-Python >={needs}")
     + [

@@ -11,16 +11,19 @@ from __future__ import annotations
 from typing import FrozenSet, Optional
 
 from seedlint.facts.model import Attr, BoolOp, Call, Compare, Const, Name, Not, Value
-from seedlint.knowledge.api_versions import ERAS_BY_API, era_of
+from seedlint.knowledge.api_versions import ERAS_BY_API, VOIDING_WRITES, era_of
 from seedlint.knowledge.platforms import LINUX_ONLY
 
-WATCHED_ROOTS: FrozenSet[str] = frozenset(key.split(".", 1)[0].split("(", 1)[0] for key in (*ERAS_BY_API, *LINUX_ONLY))
+WATCHED_ROOTS: FrozenSet[str] = frozenset(
+    key.split(".", 1)[0].split("(", 1)[0] for key in (*ERAS_BY_API, *LINUX_ONLY, *VOIDING_WRITES)
+)
 """The top-level packages whose names the facts pass looks at."""
 
 
 def watched(key: str) -> Optional[str]:
-    """The catalogue key ``key`` stands for (an API it is or lies under), else None."""
-    if key in LINUX_ONLY:
+    """The catalogue key ``key`` stands for (an API it is or lies under, or an attribute
+    write ``numpy.sctypes=``), else None."""
+    if key in LINUX_ONLY or (key.endswith("=") and key[:-1] in VOIDING_WRITES):
         return key
     parts = key.split(".")
     for cut in range(len(parts) - 1, 0, -1):

@@ -15,10 +15,14 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
     """Where this loader's workers may start by pickling when the code sets no start method
     (the message's condition), or None where that cannot happen: a Linux-only program (the
     loader's, its caller's, or that of the module that defines the callable) on Pythons
-    before 3.14 always forks."""
-    python = project.settings_for(loader.module.path).python_version
-    forkserver = python.may_be_at_least("3.14")
+    before 3.14 always forks. The workers import the modules of the datasets they receive,
+    so those modules' Pythons bound the run's too (one that imports imgaug runs NumPy 1,
+    so no Python from 3.13 on)."""
     paths = [frame.module.path, loader.module.path] + ([defined_in] if defined_in else [])
+    datasets = [instance.cls.module.path for instance in project.loaders.project_datasets(loader, frame)]
+    pythons = [project.settings_for(path).python_version for path in dict.fromkeys([loader.module.path] + paths + datasets)]
+    python = pythons[0]
+    forkserver = all(each.may_be_at_least("3.14") for each in pythons)
     linux = next(filter(None, (project.linux_only(path) for path in paths)), None)
     if linux is None and forkserver:
         return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"

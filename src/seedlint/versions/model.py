@@ -148,9 +148,11 @@ def declared_linux(directory: str, project_root: Optional[str]) -> Optional[str]
 def evidence_ranges(uses: Iterable[Tuple[str, str, int]]) -> Dict[str, VersionRange]:
     """Ranges from versioned APIs a program uses: (api, file, line) triples."""
     found: Dict[str, VersionRange] = {}
-    for api, file, line in sorted(set(uses)):
+    uses = sorted(set(uses))
+    written = {api[:-1] for api, _, _ in uses if api.endswith("=")}
+    for api, file, line in uses:
         era = ERAS_BY_API.get(api)
-        if era is None:
+        if era is None or era.unless_written in written:
             continue
         stated = range_of(era.bound, f"{file}:{line} uses `{api}` ({era.source})")
         found[era.package] = found[era.package].intersect(stated) if era.package in found else stated
