@@ -162,7 +162,7 @@ class Loaders:
     def all(self) -> List[LoaderCall]:
         found = []
         for module in self.project.modules:
-            if not self.project.in_focus(module):
+            if not self.project.in_focus(module) or self.project.unloaded.never_runs(module):
                 continue
             for function, call in module.all_calls():
                 kind = self.loader_kind(module, function, call)

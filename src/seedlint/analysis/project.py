@@ -27,6 +27,7 @@ from seedlint.analysis.workers import WorkerCode
 from seedlint.config import Settings, versions_from
 from seedlint.discovery import ProjectTree
 from seedlint.facts.model import Attr, Call, Function, ModuleFacts, Name
+from seedlint.analysis.unloaded import UnloadedModules
 from seedlint.knowledge.platforms import LINUX_ONLY
 from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
 from seedlint.versions.model import declared_linux
@@ -49,6 +50,11 @@ class Project:
         self._versions_by_path: Dict[str, Resolution] = {}
         self._declared_by_directory: Dict[str, tuple] = {}
         self._api_uses_by_path: Dict[str, List[Tuple[str, str, int]]] = {}
+
+    @cached_property
+    def unloaded(self) -> UnloadedModules:
+        """Which modules never run (nothing imports them and they only define things)."""
+        return UnloadedModules(self.files)
 
     def in_focus(self, module: ModuleFacts) -> bool:
         """Rules judge the loaders, epoch loops and seedings of this module in this run."""
