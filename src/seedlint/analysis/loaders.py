@@ -266,7 +266,9 @@ class Loaders:
     # ------------------------------------------------------------------ contexts
     def contexts(self, loader: LoaderCall) -> List[Frame]:
         """The frames the loader's call is evaluated in: one per caller of its function (or
-        per object whose method builds it), or the function called from anywhere."""
+        per object whose method builds it), or the function called from anywhere. A context
+        in which an ``if`` around the call certainly fails builds no loader (a factory's
+        ``else:`` branch that a training script, having started its process group, never takes)."""
         key = id(loader.call)
         found = self._contexts.get(key)
         if found is None:
@@ -274,7 +276,8 @@ class Loaders:
             # on a project pinned to 1.7) is never built.
             built = all(self.flow.version_truth(test, self.flow.function_frame(loader.module, loader.function)) in (None, expected)
                         for test, expected in loader.call.guards)
-            found = self._contexts[key] = self._find_contexts(loader) if built else []
+            frames = self._find_contexts(loader) if built else []
+            found = self._contexts[key] = [frame for frame in frames if self.flow.guards_may_hold(loader.call.guards, frame)]
         return found
 
     def _find_contexts(self, loader: LoaderCall) -> List[Frame]:

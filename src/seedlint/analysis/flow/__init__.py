@@ -82,6 +82,7 @@ from seedlint.analysis.flow.dynamic import DynamicMixin
 from seedlint.analysis.flow.attributes import AttributesMixin
 from seedlint.analysis.flow.containers import ContainersMixin
 from seedlint.analysis.flow.truth import TruthMixin
+from seedlint.analysis.flow.process_groups import ProcessGroupMixin
 from seedlint.analysis.flow.questions import QuestionsMixin
 from seedlint.analysis.flow.shared import (
     _specific,
@@ -93,7 +94,7 @@ from seedlint.analysis.flow.shared import (
 __all__ = ["ValueFlow", "union"]
 
 
-class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMixin, AttributesMixin, ContainersMixin, TruthMixin, QuestionsMixin):
+class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMixin, AttributesMixin, ContainersMixin, TruthMixin, ProcessGroupMixin, QuestionsMixin):
     def __init__(self, index: ProjectIndex, files=None) -> None:
         from seedlint.analysis.callsites import CallSites
         from seedlint.analysis.registries import Registries

@@ -73,6 +73,8 @@ class CallsMixin:
             callees = self.attribute(receiver, func.attr)
         else:
             callees = self._able_to_bind(self.eval(func, frame), call)
+        if self.process_group_truth(call, frame):
+            return frozenset({Constant(True)})  # ``is_dist = dist.is_initialized()`` after the group started
         return union(self.call_object(obj, Site(frame, call)) for obj in callees)
 
     def _able_to_bind(self, callees: Values, call: Call) -> Values:

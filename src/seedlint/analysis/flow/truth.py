@@ -65,8 +65,10 @@ class TruthMixin:
             return self._compare(value, frame)
         if isinstance(value, Const):
             return bool(value.value)
+        if isinstance(value, Call):
+            return self.process_group_truth(value, frame)  # ``isinstance(x, T)`` and the like: not decided statically
         if not _simple(value):
-            return None  # a call (``isinstance(x, T)``, ``dist.is_initialized()``): not decided statically
+            return None
         values = self.eval(value, frame)
         truths = {_truth_of(obj) for obj in values}
         return truths.pop() if len(truths) == 1 else None
