@@ -82,6 +82,10 @@ class TruthMixin:
         if unit is not None:
             return unit
         left = self._compared(value.left, frame)
+        if value.op in ("in", "not in") and left:
+            member = self._membership(left, value.right, frame)
+            if member is not None:
+                return member if value.op == "in" else not member
         right = self._compared(value.right, frame)
         if left is None or right is None:
             return None
@@ -99,6 +103,26 @@ class TruthMixin:
                 if outcome is None:
                     return None
                 outcomes.add(outcome)
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    def _membership(self, left: Values, container: Value, frame: Frame) -> Optional[bool]:
+        """``split in ["train", "trainval"]``: decided when ``split`` and every element of
+        the list, tuple or set (a display, whole) are known constants."""
+        if not all(isinstance(obj, Constant) for obj in left):
+            return None
+        outcomes = set()
+        for sequence in self.eval(container, frame):
+            if not isinstance(sequence, SeqObj) or sequence.open or any(entry.spread for entry in sequence.entries):
+                return None
+            elements = [self.eval(entry.value, entry.frame) for entry in sequence.entries]
+            if not all(values and all(isinstance(obj, Constant) for obj in values) for values in elements):
+                return None
+            for obj in left:
+                certainly = any(all(other.value == obj.value for other in values) for values in elements)
+                possibly = any(any(other.value == obj.value for other in values) for values in elements)
+                if certainly != possibly:
+                    return None
+                outcomes.add(certainly)
         return outcomes.pop() if len(outcomes) == 1 else None
 
     def _compared(self, value: Value, frame: Frame) -> Optional[Values]:
