@@ -1,6 +1,7 @@
-"""What a message claims about a loader's lifecycle: repetition "every epoch" only where the
-program reads the loader more than once; a single pass (a smoke test, one evaluation) starts
-its workers once."""
+"""What a message claims about a loader's lifecycle and the draw it names: repetition "every
+epoch" only where the program reads the loader more than once (a single pass, a smoke test or
+one evaluation, starts its workers once); the draw and construction that run, and the option a
+draw needs when the defaults run none."""
 
 from __future__ import annotations
 
@@ -88,3 +89,18 @@ def test_a_worker_count_several_documented_configurations_set_names_one_and_coun
     assert found[0].endswith("(4 workers, set at small.yaml:1; 1 other configuration file sets it too)") or found[0].endswith(
         "(6 workers, set at large.yaml:1; 1 other configuration file sets it too)"
     )
+
+
+def test_a_shared_loader_factory_names_the_construction_whose_split_draws(tmp_path):
+    found = messages(ROOT / "SDL001" / "split_in_a_tuple_names_the_training_construction", tmp_path)
+    assert len(found) == 1
+    assert "reached from `Sweeps` built at train.py:7)" in found[0]
+
+
+def test_the_draw_named_is_one_the_defaults_run_and_a_flag_only_draw_says_so(tmp_path):
+    found = messages(ROOT / "SDL001" / "eval_draw_only_under_a_flag_of_a_global_args", tmp_path)
+    assert len(found) == 2
+    train, val = found
+    assert "(`randint` in `SegmentClips._train_indices`, videos.py:23," in train and "--dense" not in train
+    assert "(`np.random.randint` in `SegmentClips._eval_indices`, videos.py:27," in val
+    assert val.endswith("(the draw runs only when the program runs with `--dense`)")

@@ -266,6 +266,18 @@ class ConfiguredConstant(Constant):
         self.key = self.key + ("configured", place)
 
 
+class OptionConstant(Constant):
+    """A constant only the command line gives an option (``True`` of a ``store_true`` flag,
+    one of its ``choices`` other than the default): ``option`` is its flag (``--dense_sample``)."""
+
+    __slots__ = ("option",)
+
+    def __init__(self, value: object, option: str) -> None:
+        super().__init__(value)
+        self.option = option
+        self.key = self.key + ("option", option)
+
+
 class DocumentedConstant(Constant):
     """A constant a documented command passes to a command-line option: ``spelled`` is the
     option as written (``--num_workers 8``), ``file`` and ``line`` where (relative to the

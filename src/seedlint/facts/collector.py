@@ -771,6 +771,9 @@ class _Collector(cst.CSTVisitor):
         for item in node.names:
             self.scopes[-1].globals.add(item.name.value)
             self.function.global_names.add(item.name.value)
+            # A module global even when only functions assign it (``global args`` then
+            # ``args = parser.parse_args()`` in ``main``): reads resolve to the module's name.
+            self.scopes[0].bind(item.name.value)
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         for item in node.names:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Tuple
 
+from seedlint.analysis.draw_conditions import options_needed
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
@@ -45,7 +46,11 @@ class NumpyGlobalRngInWorkers(Rule):
     workers once: the message then claims no repetition across epochs, and a single
     worker started once is not reported. Neither is a single worker whose loader's module draws
     from NumPy in the main process (its script code or a module-level function that is not the
-    dataset's worker code): each restart forks from a state that has moved on.
+    dataset's worker code): each restart forks from a state that has moved on. The message
+    names a draw that runs with the program's defaults when there is one; a dataset that draws
+    only under an option the command line sets (`if self.dense_sample:` from a `store_true`
+    flag, one of an option's `choices`) is reported as a warning that says so (`the draw runs
+    only when the program runs with --dense_sample`).
 
     ## Why is this bad?
     Before torch 1.9, DataLoader workers are forked from the parent with an identical copy of
@@ -139,7 +144,7 @@ class NumpyGlobalRngInWorkers(Rule):
             f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
             f"{built(instance, loader)}) but "
             + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
-            + f": {effect}{workers_condition(workers)}"
+            + f": {effect}{workers_condition(workers)}{_draw_condition(project, draw)}"
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
         takes_it = loader.positional or project.loaders.accepts_keyword(loader, "worker_init_fn")
@@ -158,13 +163,13 @@ class NumpyGlobalRngInWorkers(Rule):
         for value in init.values:
             if isinstance(value, FunctionObj) and not value.function.function.is_lambda:
                 evidence.append((value.function.module.path, value.function.function.span, "the worker_init_fn, which does not seed NumPy here"))
-        return self.report(loader.module, loader.call.span, message, fix, severity=workers_severity(workers),
+        return self.report(loader.module, loader.call.span, message, fix, severity=workers_severity(workers) or ("warning" if options_needed(project.flow, draw) else None),
                            related=(function.module, built_in(instance), frame.module), evidence=evidence)
 
     @staticmethod
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
-        """The draw most sure to run: fewest ``if``s on the way, then fewest calls, then
-        the first in the source."""
+        """The draw most sure to run: one the program's defaults run, then fewest ``if``s on
+        the way, then fewest calls, then the first in the source."""
         found = []
         for instance in instances:
             run = project.workers.of(instance)
@@ -174,11 +179,21 @@ class NumpyGlobalRngInWorkers(Rule):
                 if draw.stream == NUMPY:
                     guards, hops = _on_the_way(draw)
                     span = draw.call.span
-                    found.append(((guards, hops, draw.reached.function.module.path, span.line, span.col), instance, draw))
+                    needs = bool(options_needed(project.flow, draw))
+                    found.append(((needs, guards, hops, draw.reached.function.module.path, span.line, span.col), instance, draw))
         if not found:
             return None
         _, instance, draw = min(found, key=lambda item: item[0])
         return instance, draw
+
+
+def _draw_condition(project: Project, draw: Draw) -> str:
+    """`` (the draw runs only when the program runs with `--dense_sample`)`` for a draw the
+    program's defaults switch off."""
+    flags = options_needed(project.flow, draw)
+    if not flags:
+        return ""
+    return f" (the draw runs only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)})"
 
 
 def _on_the_way(draw: Draw) -> Tuple[int, int]:

@@ -34,6 +34,7 @@ from seedlint.analysis.objects import (
     MethodOf,
     ModuleObj,
     Obj,
+    OptionConstant,
     SeqObj,
     SuperObj,
     Values,
@@ -150,16 +151,16 @@ class AttributesMixin:
         action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None
         kind = action.value if action is not None else None
         if kind == "store_true":
-            return frozenset({Constant(True)})
+            return frozenset({OptionConstant(True, _option_flag(call))})
         if kind == "store_false":
-            return frozenset({Constant(False)})
+            return frozenset({OptionConstant(False, _option_flag(call))})
         if kind == "store_const" and call.kwarg("const") is not None:
             return self.eval(call.kwarg("const"), frame)
         choices = call.kwarg("choices")
         if choices is not None and kind in (None, "store") and call.kwarg("nargs") is None:
             values = self.elements(self.eval(choices, frame))
             if values and all(isinstance(v, Constant) for v in values):
-                return values
+                return frozenset(OptionConstant(v.value, _option_flag(call)) for v in values)
         if kind in (None, "store") and call.kwarg("nargs") is None:
             return frozenset({FromCommandLine(_option_flag(call))}) | self._documented_values(call, frame)
         return frozenset({COMMAND_LINE})

@@ -1,0 +1,86 @@
+"""What a draw in worker code needs from the command line.
+
+A dataset that draws only under ``if self.dense_sample:`` (a ``store_true`` flag) or
+``if args.aug == "strong":`` (one of an option's ``choices``) draws nothing when the program
+runs with its defaults. Each ``if`` on the way from the worker's entry to the draw is decided
+once more with every command-line option at its default: one that then certainly fails makes
+the draw need the options its test reads.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+from seedlint.analysis.objects import Constant, Frame, FromCommandLine, OptionConstant, Values
+from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of
+from seedlint.analysis.workers import Draw
+from seedlint.facts.model import BoolOp, Compare, Guard, Not, Value
+
+
+def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
+    """The flags (``--dense_sample``) without which the draw does not run; () when it runs
+    with the program's defaults, or when that is not decided."""
+    needed: List[str] = []
+    for guards, frame in _guards_on_the_way(draw):
+        for test, expected in guards:
+            actual = _default_truth(flow, test, frame)
+            if actual is not None and actual != expected:
+                for flag in _options_read(flow, test, frame):
+                    if flag not in needed:
+                        needed.append(flag)
+    return tuple(needed)
+
+
+def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:
+    found = [(draw.call.guards, draw.reached.frame)]
+    reached = draw.reached
+    while reached.via is not None:
+        if reached.call is not None:
+            found.append((reached.call.guards, reached.via.frame))
+        reached = reached.via
+    return found
+
+
+def _defaults(values: Values) -> Values:
+    return frozenset(obj for obj in values if not isinstance(obj, (OptionConstant, FromCommandLine)))
+
+
+def _default_truth(flow, test: Value, frame: Frame) -> Optional[bool]:
+    """The test's truth with every command-line option at its default, when decided."""
+    if isinstance(test, Not):
+        inner = _default_truth(flow, test.value, frame)
+        return None if inner is None else not inner
+    if isinstance(test, BoolOp):
+        parts = [_default_truth(flow, value, frame) for value in test.values]
+        if test.op == "and":
+            return False if False in parts else (True if all(p is True for p in parts) else None)
+        return True if True in parts else (False if all(p is False for p in parts) else None)
+    if isinstance(test, Compare):
+        if not (_simple(test.left) and _simple(test.right)):
+            return None
+        left, right = _defaults(flow.eval(test.left, frame)), _defaults(flow.eval(test.right, frame))
+        if not left or not right or not all(isinstance(obj, Constant) for obj in left | right):
+            return None
+        outcomes = {_compare_constants(test.op, a.value, b.value) for a in left for b in right}
+        return outcomes.pop() if len(outcomes) == 1 and None not in outcomes else None
+    if _simple(test):
+        truths = {_truth_of(obj) for obj in _defaults(flow.eval(test, frame))}
+        return truths.pop() if len(truths) == 1 else None
+    return None
+
+
+def _options_read(flow, test: Value, frame: Frame) -> List[str]:
+    """The flags of the options whose command-line values the test reads."""
+    if isinstance(test, Not):
+        return _options_read(flow, test.value, frame)
+    if isinstance(test, BoolOp):
+        return [flag for value in test.values for flag in _options_read(flow, value, frame)]
+    sides = [test.left, test.right] if isinstance(test, Compare) else [test]
+    flags: List[str] = []
+    for side in sides:
+        if _simple(side):
+            for obj in flow.eval(side, frame):
+                option = getattr(obj, "option", "")
+                if isinstance(obj, (OptionConstant, FromCommandLine)) and option and option not in flags:
+                    flags.append(option)
+    return sorted(flags)
