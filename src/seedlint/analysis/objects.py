@@ -421,7 +421,10 @@ def order_key(obj: Optional[Obj], depth: int = 0) -> tuple:
         return ()
     kind = type(obj).__name__
     if isinstance(obj, Constant):
-        return (kind, type(obj.value).__name__, repr(obj.value))
+        # Where a configured, documented or command-line constant comes from breaks ties
+        # between equal values (``num_workers: 2`` in two configuration files).
+        origin = getattr(obj, "place", None) or (getattr(obj, "file", ""), getattr(obj, "line", 0), getattr(obj, "option", ""))
+        return (kind, type(obj.value).__name__, repr(obj.value), repr(origin))
     if isinstance(obj, ClassObj):
         return (kind, obj.cls.key, obj.chosen or "")
     if isinstance(obj, Instance):
