@@ -443,7 +443,7 @@ class Seeds:
             return UNKNOWN_ORIGIN
         values = self.flow.eval(name, frame)
         owner = self._owner(qualified, frame)
-        if owner is not None and _reassigned_at_run_time(*owner):
+        if owner is not None and _reassigned_at_run_time(*owner) and not self._written_once_fixed(*owner):
             return UNKNOWN_ORIGIN
         if owner is not None and "." not in qualified[len(owner[0].name) + 1:]:
             module, variable = owner
@@ -458,6 +458,20 @@ class Seeds:
         else:
             parts.add(CONFIG)
         return Origin(FIXED, parts=frozenset(parts))
+
+    def _written_once_fixed(self, module, variable: str) -> bool:
+        """A global that functions assign (``global args`` then ``args = parser.parse_args()``
+        in ``main``), outside loops, from values fixed for the run: fixed itself. One given
+        a loop variable or a parameter that changes each epoch (``EPOCH = epoch``) is not."""
+        origins = []
+        for function in module.functions.values():
+            if function.qualname == MODULE_CODE or variable not in function.global_names:
+                continue
+            if any(a.target == variable for loop in function.loops for a in loop.assigns):
+                return False
+            writer = self.flow.function_frame(module, function)
+            origins += [self.origin(a.value, writer, MAIN) for a in function.assigns if a.target == variable]
+        return bool(origins) and all(origin.kind == FIXED for origin in origins)
 
     def _owner(self, qualified: str, frame: Frame):
         parts = qualified.split(".")
