@@ -34,7 +34,7 @@ class Rule:
     def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
         """Byte strings a file must mention for this rule to start from it (the prefilter)."""
         extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.extra_loader_classes)
-        return (b"DataLoader",) + extra
+        return (b"DataLoader", b"WebLoader") + extra
 
     def report(
         self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None,
