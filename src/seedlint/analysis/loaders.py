@@ -40,14 +40,10 @@ from seedlint.analysis.objects import (
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, ModuleFacts, Name, Value
 from seedlint.analysis.library_loops import loop_argument, loop_of
 from seedlint.knowledge.library_loaders import library_loop
-from seedlint.knowledge.library_rngs import LIBRARY_LOADERS
+from seedlint.knowledge.library_rngs import LIBRARY_LOADERS, TORCH_SIGNATURE
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
-TORCH_POSITIONS = {
-    "dataset": 0, "batch_size": 1, "shuffle": 2, "sampler": 3, "batch_sampler": 4, "num_workers": 5,
-    "collate_fn": 6, "pin_memory": 7, "drop_last": 8, "timeout": 9, "worker_init_fn": 10,
-    "multiprocessing_context": 11, "generator": 12,
-}
+TORCH_POSITIONS = TORCH_SIGNATURE
 DEFAULTS = {
     "batch_size": 1, "shuffle": None, "sampler": None, "batch_sampler": None, "num_workers": 0, "collate_fn": None,
     "pin_memory": False, "drop_last": False, "timeout": 0, "worker_init_fn": None, "multiprocessing_context": None,

@@ -36,14 +36,15 @@ MONAI_LOADERS = {
 """MONAI's subclass of torch's DataLoader, with the positions of its own signature
 (``DataLoader(dataset, num_workers=0, **kwargs)``); its default ``worker_init_fn``
 reseeds MONAI's transforms."""
-_TORCH_SIGNATURE = {
+TORCH_SIGNATURE = {
     "dataset": 0, "batch_size": 1, "shuffle": 2, "sampler": 3, "batch_sampler": 4, "num_workers": 5,
     "collate_fn": 6, "pin_memory": 7, "drop_last": 8, "timeout": 9, "worker_init_fn": 10,
     "multiprocessing_context": 11, "generator": 12,
 }
+"""The positions of torch's ``DataLoader(dataset, batch_size, shuffle, sampler, ...)``."""
 WEBDATASET_LOADERS = {
-    "webdataset.WebLoader": _TORCH_SIGNATURE,
-    "webdataset.compat.WebLoader": _TORCH_SIGNATURE,
+    "webdataset.WebLoader": TORCH_SIGNATURE,
+    "webdataset.compat.WebLoader": TORCH_SIGNATURE,
 }
 """webdataset's ``WebLoader(*args, **kw)`` builds ``DataLoader(*args, **kw)`` and wraps it in a
 pipeline (``webdataset/compat.py`` in 0.2.x, ``webdataset/pipeline.py`` before): torch's
