@@ -15,6 +15,7 @@ from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "insert-set-epoch"
 DISTRIBUTED_SAMPLERS = frozenset({"torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"})
+BATCH_SAMPLERS = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
 SAMPLER_BASES = DISTRIBUTED_SAMPLERS | {"torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"}
 SHUFFLE_POSITION = 3
 """``DistributedSampler(dataset, num_replicas, rank, shuffle, seed, drop_last)``."""
@@ -28,8 +29,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     """
     ## What it does
     Finds an epoch loop that iterates a `DataLoader` whose `sampler=` is a shuffling
-    `DistributedSampler` (or a project subclass of it) and never calls `set_epoch` on it:
-    neither `sampler.set_epoch(epoch)` nor `loader.sampler.set_epoch(epoch)`, in the loop
+    `DistributedSampler` (or a project subclass of it), or whose `batch_sampler=` is torch's
+    `BatchSampler` around one, and never calls `set_epoch` on it: neither
+    `sampler.set_epoch(epoch)` nor `loader.sampler.set_epoch(epoch)`, in the loop
     or in a function the loop calls. A project subclass of `DistributedSampler` whose own
     `__iter__` advances its epoch, or whose `shuffle` defaults to False where it is built, is
     not reported.
@@ -106,13 +108,16 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             samplers.sort(key=lambda entry: (entry[0].loader.module.path, entry[0].loader.call.span.line))
             obj, _ = samplers[0]
             value = obj.loader.argument("sampler")
-            spelled = value.dotted if isinstance(value, Name) else "DistributedSampler(...)"
+            spelled = f"`{value.dotted if isinstance(value, Name) else 'DistributedSampler(...)'}`"
+            batch = obj.loader.argument("batch_sampler")
+            if value is None and batch is not None:
+                spelled = f"inside the batch sampler `{batch.dotted if isinstance(batch, Name) else 'BatchSampler(...)'}`"
             places = list(dict.fromkeys(where(o.loader.module, o.loader.call.span) for o, _ in samplers))
             loaders = f"the DataLoader at {places[0]}" if len(places) == 1 else (
                 f"the DataLoader at {', '.join(places[:-1])} or {places[-1]} (the loop may read either)"
             )
             message = (
-                f"the DistributedSampler `{spelled}` of {loaders} "
+                f"the DistributedSampler {spelled} of {loaders} "
                 "is iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
                 "on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
@@ -128,9 +133,10 @@ class DistributedSamplerWithoutSetEpoch(Rule):
 
     # ------------------------------------------------------------------ the sampler
     def _shuffling_samplers(self, project: Project, obj: LoaderObject) -> List[Obj]:
-        """The shuffling DistributedSamplers the loader may be given in its frame."""
+        """The shuffling DistributedSamplers the loader may be given in its frame, as its
+        ``sampler`` or inside torch's ``BatchSampler`` given as its ``batch_sampler``."""
         found = []
-        for value in project.loaders.argument(obj.loader, "sampler", obj.frame).values:
+        for value in _given_samplers(project, obj):
             if isinstance(value, ExternalInstance) and value.qualified in DISTRIBUTED_SAMPLERS:
                 shuffle = value.site.call.argument("shuffle", SHUFFLE_POSITION)
                 if shuffle is None or _may_be_true(project.flow.eval(shuffle, value.site.frame)):
@@ -370,6 +376,18 @@ def _rebuilt_each_iteration(epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
             return True
         frame = site.frame
     return False
+
+
+def _given_samplers(project: Project, obj: LoaderObject) -> List[Obj]:
+    """The samplers the loader may draw its indices from: its ``sampler``, and the sampler a
+    ``BatchSampler(sampler, ...)`` given as its ``batch_sampler`` wraps."""
+    found = list(project.loaders.argument(obj.loader, "sampler", obj.frame).values)
+    for batch in project.loaders.argument(obj.loader, "batch_sampler", obj.frame).values:
+        if isinstance(batch, ExternalInstance) and batch.qualified in BATCH_SAMPLERS and batch.site is not None:
+            inner = batch.site.call.argument("sampler", 0)
+            if inner is not None:
+                found.extend(project.flow.eval(inner, batch.site.frame))
+    return found
 
 
 def _receiver(epoch_loop: EpochLoop, obj: LoaderObject) -> Optional[str]:
