@@ -5,9 +5,9 @@ of ``focus.importers`` sees) or when it is run as a script. One that only define
 call at module level, so running it as a script does nothing) and that nothing imports never
 runs, when the program uses its folder otherwise: a trainer class left beside the one the
 entry point imports, its import commented out. A folder no program of the project imports
-from may be a library's, imported by its users, and is left alone. A project that loads modules by computed
-names (``import_module(f"...")``, ``__import__``, Hydra's ``instantiate``, LightningCLI,
-``pydoc.locate``) may run any of them, and is left alone.
+from may be a library's, imported by its users, and is left alone. So is a project that
+loads modules by computed names (``import_module(f"...")``, ``__import__``, Hydra's
+``instantiate``, LightningCLI, ``pydoc.locate``): any of its modules may run.
 """
 
 from __future__ import annotations
