@@ -104,3 +104,11 @@ def test_the_draw_named_is_one_the_defaults_run_and_a_flag_only_draw_says_so(tmp
     assert "(`randint` in `SegmentClips._train_indices`, videos.py:23," in train and "--dense" not in train
     assert "(`np.random.randint` in `SegmentClips._eval_indices`, videos.py:27," in val
     assert val.endswith("(the draw runs only when the program runs with `--dense`)")
+
+
+def test_loaders_a_loop_reads_one_after_another_are_named_as_each(tmp_path):
+    found = messages(ROOT / "SDL009" / "training_and_validation_samplers_read_each_epoch", tmp_path)
+    assert len(found) == 1
+    assert found[0].startswith(
+        "the DistributedSamplers of the DataLoaders at train.py:23 and train.py:24 (the loop reads each) are iterated"
+    )

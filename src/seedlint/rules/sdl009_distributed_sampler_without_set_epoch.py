@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional
 
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.index import ClassRef
@@ -113,12 +113,17 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             if value is None and batch is not None:
                 spelled = f"inside the batch sampler `{batch.dotted if isinstance(batch, Name) else 'BatchSampler(...)'}`"
             places = list(dict.fromkeys(where(o.loader.module, o.loader.call.span) for o, _ in samplers))
-            loaders = f"the DataLoader at {places[0]}" if len(places) == 1 else (
-                f"the DataLoader at {', '.join(places[:-1])} or {places[-1]} (the loop may read either)"
-            )
+            if len(places) == 1:
+                subject = f"the DistributedSampler {spelled} of the DataLoader at {places[0]} is"
+            elif _one_iteration_reads_any(epoch_loop, [o for o, _ in samplers]):
+                subject = (
+                    f"the DistributedSampler {spelled} of the DataLoader at {', '.join(places[:-1])} or {places[-1]} "
+                    "(the loop may read either) is"
+                )
+            else:
+                subject = f"the DistributedSamplers of the DataLoaders at {', '.join(places[:-1])} and {places[-1]} (the loop reads each) are"
             message = (
-                f"the DistributedSampler {spelled} of {loaders} "
-                "is iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
+                f"{subject} iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
                 "on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
             evidence = list(dict.fromkeys(
@@ -376,6 +381,21 @@ def _rebuilt_each_iteration(epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
             return True
         frame = site.frame
     return False
+
+
+def _one_iteration_reads_any(epoch_loop: EpochLoop, objs: List[LoaderObject]) -> bool:
+    """One place in the loop (a ``for``, or a helper's call) may read any of the loader
+    calls: they are alternatives (``loader = a if cond else b``), not loaders read one after
+    another (a training loader, then a validation loader)."""
+    reading: Dict[int, set] = {}
+    for obj in objs:
+        reading.setdefault(id(obj.loader.call), set()).update(
+            (i.span.line, i.span.col, id(i.via)) for i in epoch_loop.iterations if i.loader.loader.call is obj.loader.call
+        )
+    shared = None
+    for places in reading.values():
+        shared = places if shared is None else shared & places
+    return bool(shared)
 
 
 def _given_samplers(project: Project, obj: LoaderObject) -> List[Obj]:
