@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from seedlint.analysis.objects import Constant, Frame, FromCommandLine, OptionConstant, Values
-from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of
+from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of, combined_truth
 from seedlint.analysis.workers import Draw
 from seedlint.facts.model import BoolOp, Compare, Guard, Not, Value
 
@@ -51,10 +51,7 @@ def _default_truth(flow, test: Value, frame: Frame) -> Optional[bool]:
         inner = _default_truth(flow, test.value, frame)
         return None if inner is None else not inner
     if isinstance(test, BoolOp):
-        parts = [_default_truth(flow, value, frame) for value in test.values]
-        if test.op == "and":
-            return False if False in parts else (True if all(p is True for p in parts) else None)
-        return True if True in parts else (False if all(p is False for p in parts) else None)
+        return combined_truth(test.op, [_default_truth(flow, value, frame) for value in test.values])
     if isinstance(test, Compare):
         if not (_simple(test.left) and _simple(test.right)):
             return None

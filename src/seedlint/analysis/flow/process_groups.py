@@ -29,6 +29,8 @@ class ProcessGroupMixin:
         before it on every path; None otherwise (never False: a group may start elsewhere)."""
         if call.args or call.kwargs or not isinstance(call.func, Name):
             return None
+        if not (call.func.dotted.endswith("is_initialized") or (call.func.qualified or "").endswith("is_initialized")):
+            return None  # a spelling screen (an imported alias is qualified): every call the value flow evaluates asks
         if not any(isinstance(obj, External) and obj.qualified in INITIALIZED_TESTS for obj in self.callee_objects(call, frame)):
             return None
         return True if self._started_before(frame, call.span.line, (), 0) else None

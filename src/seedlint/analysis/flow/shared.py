@@ -236,6 +236,13 @@ def _simple(value: Value) -> bool:
     return isinstance(value, (Name, Const)) or (isinstance(value, Attr) and _simple(value.value))
 
 
+def combined_truth(op: str, parts: Sequence[Optional[bool]]) -> Optional[bool]:
+    """The truth of ``a and b`` / ``a or b`` from its operands' truths (None: undecided)."""
+    if op == "and":
+        return False if False in parts else (True if all(p is True for p in parts) else None)
+    return True if True in parts else (False if all(p is False for p in parts) else None)
+
+
 def _truth_of(obj: Obj) -> Optional[bool]:
     if isinstance(obj, Constant):
         try:

@@ -42,6 +42,7 @@ from seedlint.analysis.flow.shared import (
     _simple,
     _truth_of,
     _compare_constants,
+    combined_truth,
     union,
 )
 
@@ -57,10 +58,7 @@ class TruthMixin:
             inner = self.truth(value.value, frame)
             return None if inner is None else not inner
         if isinstance(value, BoolOp):
-            parts = [self.truth(v, frame) for v in value.values]
-            if value.op == "and":
-                return False if False in parts else (True if all(p is True for p in parts) else None)
-            return True if True in parts else (False if all(p is False for p in parts) else None)
+            return combined_truth(value.op, [self.truth(v, frame) for v in value.values])
         if isinstance(value, Compare):
             return self._compare(value, frame)
         if isinstance(value, Const):
