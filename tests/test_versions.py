@@ -38,11 +38,30 @@ def test_two_pins_of_two_lightning_packages_stay_two_ranges(tmp_path):
 
 
 def test_an_empty_intersection_is_a_conflict_not_a_range_below(tmp_path):
-    write(tmp_path, {"requirements.txt": "torch>=2.0\n", "requirements-dev.txt": "torch<1.9\n", "setup.cfg": ""})
+    # The dev file adds to requirements.txt (`-r`), so both ranges must hold at once.
+    write(tmp_path, {"requirements.txt": "torch>=2.0\n", "requirements-dev.txt": "-r requirements.txt\ntorch<1.9\n", "setup.cfg": ""})
     resolution = versions(tmp_path)
     torch = resolution.get("torch")
     assert not torch.declared and torch.may_be_below("1.9") and torch.may_be_at_least("2.0")
     assert len(resolution.conflicts) == 1 and "requirements" in resolution.conflicts[0]
+
+
+def test_requirement_files_that_pin_one_package_apart_are_variants(tmp_path):
+    # A default, a Windows and an export environment: no numpy satisfies all three, so each
+    # file is one way to install the project, and the export file's torch pin binds no other.
+    write(tmp_path, {
+        "requirements.txt": "numpy==1.23.5\ntorch\nlibrosa==0.9.1\n",
+        "requirements_win.txt": "numpy\ntorch\nlibrosa==0.9.1\n",
+        "requirements_onnx_export.txt": "numpy==1.23.0\ntorch==1.13.1\nonnx==1.14.0\n",
+        "setup.cfg": "",
+    })
+    resolution = versions(tmp_path)
+    assert not resolution.conflicts
+    torch = resolution.get("torch")
+    assert torch.may_be_below("1.9") and torch.may_be_at_least("2.0")
+    assert resolution.get("numpy").may_be_at_least("2.0")
+    assert resolution.get("librosa").describe() == "==0.9.1"
+    assert resolution.get("onnx").describe() == "==1.14.0"
 
 
 @pytest.mark.parametrize(
@@ -492,3 +511,23 @@ def test_a_shell_comment_after_an_install_command_declares_nothing(tmp_path):
         """, "setup.cfg": ""})
     resolution = versions(tmp_path)
     assert set(resolution.ranges) == {"python", "cmake", "torch", "torchvision", "pytorch-cuda"}
+
+
+def test_a_saved_conda_list_states_the_versions_of_its_environment(tmp_path):
+    # `conda list > requirements.txt`: name, version, build, channel; pip-installed packages
+    # show `<pip>` as their build.
+    write(tmp_path, {"requirements.txt": (
+        "# packages in environment at /opt/conda/envs/seg:\n"
+        "#\n"
+        "# Name                    Version                   Build  Channel\n"
+        "_libgcc_mutex             0.1                        main\n"
+        "numpy                     1.26.4                    <pip>\n"
+        "openssl                   1.1.1w               h7f8727e_0\n"
+        "python                    3.9.12               h12debd9_0\n"
+        "pytorch                   1.7.1           py3.9_cuda11.0.221_cudnn8.0.5_0    pytorch\n"
+    )})
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == "==1.7.1"
+    assert resolution.get("numpy").describe() == "==1.26.4"
+    assert resolution.get("python").describe() == "==3.9.12"
+    assert not resolution.conflicts

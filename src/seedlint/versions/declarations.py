@@ -148,6 +148,8 @@ def requirements_file(path: str, root: str, seen: Optional[Set[str]] = None) -> 
     except OSError:
         return []
     file = os.path.relpath(path, root).replace(os.sep, "/")
+    if _CONDA_LIST_HEADER.search(text):
+        return _conda_list(text, file)
     found: List[Declaration] = []
     logical = ""
     first_line = 0
@@ -179,13 +181,30 @@ def requirements_file(path: str, root: str, seen: Optional[Set[str]] = None) -> 
     return found
 
 
+_CONDA_LIST_HEADER = re.compile(r"^#\s*packages in environment at\b|^#\s*Name\s+Version\s+Build\b", re.MULTILINE)
+
+
+def _conda_list(text: str, file: str) -> List[Declaration]:
+    """The packages a saved ``conda list`` names (``torch   2.0.1+cu118   <pip>``): one
+    environment, each package at the version it had there."""
+    found: List[Declaration] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        words = raw.split()
+        if len(words) < 2 or raw.lstrip().startswith("#"):
+            continue
+        declaration = _from_requirement(f"{words[0]}=={words[1]}", file, number)
+        if declaration is not None:
+            found.append(declaration)
+    return found
+
+
 def requirement_alternatives(per_file: List[List[Declaration]]) -> List[Declaration]:
     """The declarations of several requirement files of one folder. Files add up
-    (``requirements.txt`` and ``requirements-dev.txt``: a range one of them states that
-    excludes another's is a contradiction), except lock files: a package that each file pins
-    to one version, and to different versions (``requirements/2.0.1_requirements.txt``
-    pinning ``torch==2.1.0``, ``requirements/2.2.0_requirements.txt`` ``torch==2.5.1``), is
-    pinned by alternative lock files, one per release or platform: it gets the union."""
+    (``requirements.txt`` and ``requirements-dev.txt``), except where they cannot: a package
+    that the files state differently, so that no version satisfies them all, is declared by
+    alternative files, one per release, platform or variant (``requirements.txt`` pinning
+    ``numpy==1.23.5``, ``requirements_onnx.txt`` ``numpy==1.23.0``, ``requirements_win.txt``
+    a bare ``numpy``): it gets the union of what each file states."""
     per_package: Dict[str, List[Tuple[Declaration, ...]]] = {}
     order: List[str] = []
     for declarations in per_file:
@@ -196,17 +215,29 @@ def requirement_alternatives(per_file: List[List[Declaration]]) -> List[Declarat
             if package not in per_package:
                 order.append(package)
             per_package.setdefault(package, []).append(tuple(group))
+    def contradicted(groups: List[Tuple[Declaration, ...]]) -> bool:
+        together = [d for group in groups for d in group]
+        consistent = all(not _intersection(d.range() for d in group).empty for group in groups)
+        return len(groups) > 1 and consistent and _intersection(d.range() for d in together).empty
+
+    # One package the files cannot all satisfy shows them to be variants: then a pin in one
+    # (`torch==1.13.1` for the ONNX export) does not bind the others (a bare `torch`).
+    variants = any(contradicted(per_package[package]) for package in order)
     found: List[Declaration] = []
     for package in order:
         groups = per_package[package]
         together = [d for group in groups for d in group]
-        pinned = all(d.specifier.startswith("==") for d in together)
-        if len(groups) == 1 or not pinned or not _intersection(d.range() for d in together).empty:
+        if len(groups) == 1 or not variants or _same_everywhere(groups):
             found.extend(together)
         else:
             first = groups[0][0]
             found.append(Declaration(package, "", first.file, first.line, alternatives=tuple(groups)))
     return found
+
+
+def _same_everywhere(groups: List[Tuple[Declaration, ...]]) -> bool:
+    """Every file states the package alike (the same specifiers)."""
+    return len({tuple(sorted(d.specifier for d in group)) for group in groups}) == 1
 
 
 # ---------------------------------------------------------------------- pyproject.toml
