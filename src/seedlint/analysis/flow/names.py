@@ -163,7 +163,8 @@ class NamesMixin:
         ``function`` add to: their arguments join its entries."""
         if not any(isinstance(v, (SeqObj, DictObj)) for v in values):
             return values
-        mutations = self._mutation_calls(frame.module, function, dotted)
+        mutations = [(call, spread) for call, spread in self._mutation_calls(frame.module, function, dotted)
+                     if self.guards_may_hold(call.guards, frame)]
         stored = [
             Entry(item.value, frame, self._static_key(item.key, frame)) for item in function.item_assigns
             if isinstance(item.container, Name) and item.container.qualified is None and item.container.dotted == dotted
