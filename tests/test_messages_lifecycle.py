@@ -106,6 +106,17 @@ def test_the_draw_named_is_one_the_defaults_run_and_a_flag_only_draw_says_so(tmp
     assert val.endswith("(the draw runs only when the program runs with `--dense`)")
 
 
+def test_a_draw_behind_an_option_value_names_the_value_through_a_builder_table(tmp_path):
+    # BUILDERS[corpus]["train"](args, clips): the builders get the program's args, so the
+    # `order == 2` branch is known to need `--train_order 2`.
+    found = messages(ROOT / "SDL001" / "draw_only_under_an_option_value_through_a_builder_table", tmp_path)
+    assert len(found) == 2
+    train, evaluation = found
+    assert "reached from `ClipTrainSet` built at builders.py:8" in train
+    assert train.endswith("(the draw runs only when the program runs with `--train_order 2`)")
+    assert evaluation.endswith("(the draw runs only when the program runs with `--eval_order 2`)")
+
+
 def test_loaders_a_loop_reads_one_after_another_are_named_as_each(tmp_path):
     found = messages(ROOT / "SDL009" / "training_and_validation_samplers_read_each_epoch", tmp_path)
     assert len(found) == 1

@@ -15,7 +15,7 @@ from typing import Dict, List, Set, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
-from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, Lambda, ModuleFacts, Name, Value
+from seedlint.facts.model import MODULE_CODE, Attr, Call, DictDisplay, Function, Lambda, ModuleFacts, Name, Seq, Subscript, Value
 
 MAX_NEW_FILES = 20
 """Project files parsed to find the callers of one function; beyond it the answer is
@@ -26,8 +26,12 @@ COMMON_NAMES = frozenset({
     "__init__", "__call__", "forward", "setup", "build", "run", "main", "get", "update", "step", "train", "test",
     "call", "apply", "load", "save", "init", "reset", "process", "transform", "prepare", "configure", "start",
 })
-"""Names spelled in too many files for a text search to narrow anything down: their
-callers are looked for among the modules already analysed."""
+"""Names spelled in too many files for a text search on the name alone to narrow anything
+down: their callers are looked for in the files that also spell the defining module's name
+(``from train import main``), which a caller in another module must."""
+CALLED_UNSPELLED = frozenset({"__init__", "__call__", "forward"})
+"""Names Python calls without their spelling at the call (``Cls(...)``, ``obj(...)``,
+``module(x)`` running ``forward``): no text search can find every caller."""
 MAX_SUBCLASS_ROUNDS = 3
 
 
@@ -64,7 +68,11 @@ def module_words(module: ModuleFacts) -> List[str]:
 
 def _spellings_of(value: Value) -> Set[str]:
     """How a callee or base is spelled, and the name it was imported under when the module
-    imports it under another (``from train import Workspace as W``: ``W`` and ``Workspace``)."""
+    imports it under another (``from train import Workspace as W``: ``W`` and ``Workspace``).
+    A callee looked up in a container is spelled as the container (``BUILDERS[kind]["train"]``:
+    ``BUILDERS``)."""
+    while isinstance(value, Subscript):
+        value = value.value
     names = {spelled(value)}
     if isinstance(value, Name) and value.qualified:
         names.add(value.qualified.rsplit(".", 1)[-1])
@@ -146,7 +154,7 @@ class CallSites:
             names = {a.target.rsplit(".", 1)[-1] for f in target.module.functions.values() for a in f.assigns
                      if isinstance(a.value, Lambda) and a.value.qualname == function.qualname}
             return names, bool(names)
-        names = {function.name}
+        names = {function.name} | _containers_holding(target)
         if function.name == "__init__":
             owner = self.index.class_of(target)
             if owner is not None:
@@ -208,13 +216,19 @@ class CallSites:
         modules = {home.path: home}
         modules.update(self.index.modules)
         files = self.flow.files
-        words = sorted(n for n in names if n not in COMMON_NAMES and len(n) > 3)
         if files is None:
             return list(modules.values()), True
-        if len(words) < len(names):
+        if names & CALLED_UNSPELLED:
             return list(modules.values()), False
         reachable_from = set(files.mentioning(module_words(home)))
-        fresh = [path for path in files.mentioning(words) if path not in modules and path in reachable_from]
+        rare = sorted(n for n in names if n not in COMMON_NAMES and len(n) > 3)
+        common = sorted(set(names) - set(rare))
+        mentioning = set(files.mentioning(rare)) if rare else set()
+        if common:
+            # Every file spells `main`; the few that also spell `train` are the ones that can
+            # import train.main.
+            mentioning.update(files.mentioning(common))
+        fresh = [path for path in sorted(mentioning) if path not in modules and path in reachable_from]
         complete = len(fresh) <= min(MAX_NEW_FILES, self._budget)
         for path in fresh[:min(MAX_NEW_FILES, self._budget)]:
             self._budget -= 1
@@ -293,6 +307,40 @@ class CallSites:
                 if method is not None and method.key == wanted:
                     found.append(Site(caller, call, 1))
         return found
+
+
+def _containers_holding(target: FunctionRef) -> Set[str]:
+    """The names of the containers the function's module stores it in, by display or by
+    item (``BUILDERS["short"] = {"train": build_train}``): calls through them
+    (``BUILDERS[kind]["train"](...)``) are spelled as the container."""
+    if target.function.nested or target.function.class_name is not None:
+        return set()
+    name = target.function.name
+    found: Set[str] = set()
+    for function in target.module.functions.values():
+        for assign in function.assigns:
+            if _holds_name(assign.value, name):
+                found.add(assign.target.rsplit(".", 1)[-1])
+        for item in function.item_assigns:
+            if _holds_name(item.value, name):
+                found.add(spelled(item.container))
+    found.discard("")
+    return found
+
+
+def _holds_name(value: Value, name: str, depth: int = 0) -> bool:
+    """``value`` is a display (dict, list, tuple) that holds the bare name, at any depth."""
+    if depth > 8:
+        return False
+    if isinstance(value, DictDisplay):
+        return any(_names(v, name) or _holds_name(v, name, depth + 1) for v in value.values)
+    if isinstance(value, Seq):
+        return any(_names(v, name) or _holds_name(v, name, depth + 1) for v in value.items)
+    return False
+
+
+def _names(value: Value, name: str) -> bool:
+    return isinstance(value, Name) and value.dotted == name
 
 
 def _compatible(index, found, wanted) -> bool:

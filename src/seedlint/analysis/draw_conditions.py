@@ -25,10 +25,11 @@ def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
         for test, expected in guards:
             actual = _default_truth(flow, test, frame)
             if actual is not None and actual != expected:
-                for flag in _options_read(flow, test, frame):
+                for flag in _options_read(flow, test, frame, expected):
                     if flag not in needed:
                         needed.append(flag)
-    return tuple(needed)
+    valued = {flag.split(" ", 1)[0] for flag in needed if " " in flag}
+    return tuple(flag for flag in needed if " " in flag or flag not in valued)
 
 
 def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:
@@ -66,18 +67,35 @@ def _default_truth(flow, test: Value, frame: Frame) -> Optional[bool]:
     return None
 
 
-def _options_read(flow, test: Value, frame: Frame) -> List[str]:
-    """The flags of the options whose command-line values the test reads."""
+def _options_read(flow, test: Value, frame: Frame, expected: bool = False) -> List[str]:
+    """The flags of the options whose command-line values the test reads, with the value an
+    ``==`` test that must hold asks for (``--frame_order 2``)."""
     if isinstance(test, Not):
         return _options_read(flow, test.value, frame)
     if isinstance(test, BoolOp):
         return [flag for value in test.values for flag in _options_read(flow, value, frame)]
-    sides = [test.left, test.right] if isinstance(test, Compare) else [test]
+    sides = [(test.left, test.right), (test.right, test.left)] if isinstance(test, Compare) else [(test, None)]
     flags: List[str] = []
-    for side in sides:
+    for side, other in sides:
         if _simple(side):
+            wanted = _asked_value(flow, test, other, frame) if expected else None
             for obj in flow.eval(side, frame):
                 option = getattr(obj, "option", "")
-                if isinstance(obj, (OptionConstant, FromCommandLine)) and option and option not in flags:
-                    flags.append(option)
+                if isinstance(obj, (OptionConstant, FromCommandLine)) and option:
+                    flag = option if wanted is None else f"{option} {wanted}"
+                    if flag not in flags:
+                        flags.append(flag)
     return sorted(flags)
+
+
+def _asked_value(flow, test: Value, other: Optional[Value], frame: Frame) -> Optional[str]:
+    """The constant an ``option == constant`` test compares with, as it would be typed."""
+    if other is None or not isinstance(test, Compare) or test.op != "==" or not _simple(other):
+        return None
+    values = flow.eval(other, frame)
+    if len(values) != 1:
+        return None
+    (obj,) = values
+    if not isinstance(obj, Constant) or isinstance(obj, OptionConstant) or not isinstance(obj.value, (int, float, str)):
+        return None
+    return str(obj.value)

@@ -49,7 +49,7 @@ DEFAULTS = {
     "pin_memory": False, "drop_last": False, "timeout": 0, "worker_init_fn": None, "multiprocessing_context": None,
     "generator": None, "prefetch_factor": None, "persistent_workers": False,
 }
-MAX_CONTEXTS = 8
+MAX_CONTEXTS = 64
 """Callers (or constructions) a loader is judged under one by one; more, and it is judged
 once with its parameters merged."""
 MAX_SUBCLASS_DEPTH = 4
