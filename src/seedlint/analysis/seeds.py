@@ -83,6 +83,10 @@ class Origin:
 
 
 UNKNOWN_ORIGIN = Origin(UNKNOWN)
+_CYCLE = "cycle"
+CYCLE_ORIGIN = Origin(_CYCLE)
+"""What a value being traced contributes to itself (``args = setup(args)``): nothing; the
+other values it may hold decide."""
 
 
 def fixed(*parts: str) -> Origin:
@@ -94,6 +98,10 @@ def combine(origins: Iterable[Origin], op: Optional[str] = None) -> Origin:
     origins = list(origins)
     if not origins:
         return UNKNOWN_ORIGIN
+    if any(o.kind == _CYCLE for o in origins):
+        origins = [o for o in origins if o.kind != _CYCLE]
+        if not origins:
+            return CYCLE_ORIGIN
     kinds = {o.kind for o in origins}
     if len(kinds) == 1 and kinds <= {_WORKER_INFO, _NUMPY_STATE_ARRAY} and op is None:
         return origins[0]
@@ -219,6 +227,8 @@ class Seeds:
         self.project = project
         self.flow = project.flow
         self._memo: Dict[tuple, Origin] = {}
+        self._cycles_met: Set[tuple] = set()
+        """The traces under way that the current one has met (their values are not known yet)."""
         self._depth = 0
 
     # ------------------------------------------------------------------ seeding calls
@@ -266,18 +276,29 @@ class Seeds:
             return Origin(ENTROPY)
         key = (id(value), frame.key, id(context))
         found = self._memo.get(key)
+        if found is CYCLE_ORIGIN:
+            self._cycles_met.add(key)
+            return found
         if found is not None:
             return found
         if self._depth > MAX_DEPTH:
             timing.limit_hit("seed origin depth")
             return UNKNOWN_ORIGIN
-        self._memo[key] = UNKNOWN_ORIGIN
+        self._memo[key] = CYCLE_ORIGIN
         self._depth += 1
+        outer, self._cycles_met = self._cycles_met, set()
         try:
             found = self._origin(value, frame, context)
         finally:
             self._depth -= 1
-        self._memo[key] = found
+            self._cycles_met.discard(key)
+            met, self._cycles_met = self._cycles_met, outer | self._cycles_met
+        if found.kind == _CYCLE and not met:
+            found = UNKNOWN_ORIGIN  # it depends on nothing but itself
+        if met:
+            del self._memo[key]  # computed without the values of a trace still under way
+        else:
+            self._memo[key] = found
         return found
 
     def _origin(self, value: Value, frame: Frame, context: Context) -> Origin:

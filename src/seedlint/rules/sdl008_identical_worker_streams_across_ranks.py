@@ -86,8 +86,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     fix_safety = "safe"
 
     def triggers(self, settings) -> tuple:
-        # A plain DDP script builds its loaders, so it mentions DataLoader (the default trigger).
-        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric", b"LightningCLI")
+        # A plain DDP script builds its loaders (the default trigger, DataLoader) or starts
+        # its process group and gets the loaders from elsewhere (a table of builders).
+        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric", b"LightningCLI", b"init_process_group")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         if not _may_run_several_ranks(project):
