@@ -123,3 +123,12 @@ def test_loaders_a_loop_reads_one_after_another_are_named_as_each(tmp_path):
     assert found[0].startswith(
         "the DistributedSamplers of the DataLoaders at train.py:23 and train.py:24 (the loop reads each) are iterated"
     )
+
+
+def test_a_draw_in_an_object_built_only_under_a_flag_names_the_flag(tmp_path):
+    # The cropping object exists only under `if augment:`; the options reach the builder as
+    # `**{**vars(args), ...}` through a helper that rewrites `config["%s_root" % key]`.
+    found = messages(ROOT / "SDL001" / "augmenting_transform_built_only_under_a_flag_of_vars_args", tmp_path)
+    assert len(found) == 1
+    assert "(`np.random.randint` in `RandomCropLongEdge.__call__`, utils.py:31," in found[0]
+    assert found[0].endswith("(the draw runs only when the program runs with `--augment`)")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from seedlint.analysis.objects import Constant, Frame, FromCommandLine, OptionConstant, Values
+from seedlint.analysis.objects import Constant, Frame, FromCommandLine, Instance, OptionConstant, Values
 from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of, combined_truth
-from seedlint.analysis.workers import Draw
+from seedlint.analysis.workers import Draw, Reached
 from seedlint.facts.model import BoolOp, Compare, Guard, Not, Value
 
 
@@ -33,11 +33,20 @@ def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
 
 
 def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:
+    """The ``if``s around the draw, around each call on the way to it, and around the
+    construction of each project object whose method runs on the way (a
+    ``RandomCropLongEdge()`` built only under ``if augment:``)."""
     found = [(draw.call.guards, draw.reached.frame)]
-    reached = draw.reached
-    while reached.via is not None:
-        if reached.call is not None:
+    built: List[int] = []
+    reached: Optional[Reached] = draw.reached
+    while reached is not None:
+        if reached.via is not None and reached.call is not None:
             found.append((reached.call.guards, reached.via.frame))
+        receiver = reached.frame.receiver
+        site = receiver.site if isinstance(receiver, Instance) else None
+        if site is not None and id(site.call) not in built:
+            built.append(id(site.call))
+            found.append((site.call.guards, site.frame))
         reached = reached.via
     return found
 

@@ -49,6 +49,7 @@ from seedlint.analysis.objects import (
     FunctionObj,
     SeqObj,
     Values,
+    hashable,
     reset_keys,
 )
 from seedlint.facts.model import (
@@ -92,6 +93,9 @@ from seedlint.analysis.flow.shared import (
 )
 
 __all__ = ["ValueFlow", "union"]
+
+MAX_STATIC_KEYS = 32
+"""Constant keys one item assignment is told apart by; more, and it may write any key."""
 
 
 class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMixin, AttributesMixin, ContainersMixin, TruthMixin, ProcessGroupMixin, QuestionsMixin):
@@ -236,6 +240,16 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
     def _static_key(self, key: Value, frame: Frame) -> object:
         constant = self.constant(key, frame)
         return constant.value if constant is not None else Entry.ANY
+
+    def _static_keys(self, key: Value, frame: Frame) -> List[object]:
+        """The keys an item assignment may write: each constant the key may be
+        (``config["%s_root" % name]`` over a loop of names), else ``Entry.ANY``."""
+        if isinstance(key, Const):
+            return [key.value]
+        values = self.eval(key, frame)
+        if values and len(values) <= MAX_STATIC_KEYS and all(isinstance(v, Constant) and hashable(v.value) for v in values):
+            return sorted((v.value for v in values), key=repr)
+        return [Entry.ANY]
 
     def constant(self, value: Value, frame: Frame) -> Optional[Constant]:
         """The constant ``value`` certainly is, if any."""

@@ -146,6 +146,19 @@ class AttributesMixin:
             return UNKNOWN_SET
         return union(defaults + command_line)
 
+    def argparse_dests(self, parser: ExternalInstance) -> List[str]:
+        """The attributes ``parser.parse_args()`` sets: the dests of its options (and of its
+        groups') and its ``set_defaults`` keys, in order."""
+        found: List[str] = []
+        for dest, calls in self._parser_calls().items():
+            for module, function, call in calls:
+                frame = self.function_frame(module, function)
+                receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
+                if any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in self.eval(receiver, frame)):
+                    found.append(dest)
+                    break
+        return found
+
     def _command_line_values(self, call: Call, frame: Frame) -> Values:
         """What a command line may store through one ``add_argument``."""
         action = self.constant(call.kwarg("action"), frame) if call.kwarg("action") is not None else None

@@ -199,6 +199,8 @@ class CallsMixin:
         if qualified in library.NAMESPACE_LOOKUPS:
             if qualified == "eval" and call.args:
                 return self._eval_lookup(call.args[0], frame, call.span)
+            if qualified == "vars" and call.args:
+                return self._namespace_dict(call.args[0], frame)
             return frozenset({MethodOf(ModuleObj(frame.module), "__dict__")})
         if qualified in library.SUPER:
             return self._super(frame)
@@ -256,6 +258,33 @@ class CallsMixin:
             if module is not None:
                 found.add(ModuleObj(module))
         return frozenset(found) or UNKNOWN_SET
+
+    def _namespace_dict(self, value: Value, frame: Frame) -> Values:
+        """``vars(args)`` of a parsed command line: a dict with one item per option, each
+        the option's value (``vars(args)["augment"]`` is what ``args.augment`` is). The
+        attributes a program sets on the namespace later (``args.rank = ...``) are left
+        out: such a dict is open."""
+        found: List[Values] = []
+        for obj in self.eval(value, frame):
+            if isinstance(obj, ArgsObj) and not obj.pair:
+                dests = self.argparse_dests(obj.parser)
+                assigned = bool(self._assignments_on(value, frame))
+                found.append(frozenset({DictObj([Entry(Attr(value, dest), frame, dest) for dest in dests], open=assigned)}))
+            elif isinstance(obj, ModuleObj):
+                found.append(frozenset({MethodOf(obj, "__dict__")}))
+            else:
+                found.append(UNKNOWN_SET)
+        return union(found) if found else UNKNOWN_SET
+
+    def _assignments_on(self, value: Value, frame: Frame) -> List[object]:
+        """``name.attribute = ...`` in the function, for the local name ``value`` is (a
+        namespace just parsed has none; one held elsewhere may have any)."""
+        if isinstance(value, Call):
+            return []
+        if not isinstance(value, Name) or "." in value.dotted or value.qualified is not None:
+            return [value]
+        prefix = value.dotted + "."
+        return [a for a in frame.function.function.assigns if a.target.startswith(prefix)]
 
     def _string_parts(self, value: Value, frame: Frame, depth: int = 0) -> Optional[List[Optional[str]]]:
         """A string built with ``+`` as its known pieces, None standing for an unknown one."""

@@ -23,7 +23,7 @@ from seedlint.analysis.objects import (
     Values,
     hashable,
 )
-from seedlint.facts.model import BinOp, Const, Value
+from seedlint.facts.model import BinOp, Const, Seq, Value
 from seedlint.analysis.flow.shared import (
     _closed_sequence,
     union,
@@ -131,6 +131,33 @@ class ContainersMixin:
                 found.append(UNKNOWN_SET)
         return union(found) if found else NOTHING
 
+    def _formatted(self, value: BinOp, frame: Frame) -> Optional[Values]:
+        """``"%s_root" % name`` with constants on both sides (a tuple display of constants on
+        the right): each string it may make."""
+        formats = self.eval(value.left, frame)
+        if not formats or not all(isinstance(o, Constant) and isinstance(o.value, str) for o in formats):
+            return None
+        parts = value.right.items if isinstance(value.right, Seq) else (value.right,)
+        choices: List[List[object]] = []
+        for part in parts:
+            values = self.eval(part, frame)
+            if not values or not all(isinstance(o, Constant) for o in values):
+                return None
+            choices.append([o.value for o in values])
+        combinations = [()]
+        for options in choices:
+            combinations = [c + (o,) for c in combinations for o in options]
+            if len(combinations) * len(formats) > MAX_VALUES:
+                return None
+        made = set()
+        for fmt in formats:
+            for combination in combinations:
+                try:
+                    made.add(Constant(fmt.value % (combination if isinstance(value.right, Seq) else combination[0])))
+                except (TypeError, ValueError, KeyError):
+                    return None
+        return frozenset(made)
+
     def _binop(self, value: BinOp, frame: Frame) -> Values:
         if value.op == "Add":
             left, right = self.eval(value.left, frame), self.eval(value.right, frame)
@@ -150,6 +177,10 @@ class ContainersMixin:
                     if counts and all(isinstance(c, SeqObj) for c in counts):
                         break
                     return frozenset(SeqObj(o.entries, o.open, False) for o in sequences)
+        if value.op == "Modulo":
+            formatted = self._formatted(value, frame)
+            if formatted is not None:
+                return formatted
         if value.op == "BitOr":
             left, right = self.eval(value.left, frame), self.eval(value.right, frame)
             if left and right and all(isinstance(o, DictObj) for o in left | right):

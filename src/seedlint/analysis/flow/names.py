@@ -166,9 +166,10 @@ class NamesMixin:
         mutations = [(call, spread) for call, spread in self._mutation_calls(frame.module, function, dotted)
                      if self.guards_may_hold(call.guards, frame)]
         stored = [
-            Entry(item.value, frame, self._static_key(item.key, frame)) for item in function.item_assigns
+            Entry(item.value, frame, key) for item in function.item_assigns
             if isinstance(item.container, Name) and item.container.qualified is None and item.container.dotted == dotted
             and self.guards_may_hold(item.guards, frame)
+            for key in self._static_keys(item.key, frame)
         ]
         if not mutations and not stored:
             return values
