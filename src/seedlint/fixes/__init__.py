@@ -27,6 +27,7 @@ FIXERS: Dict[str, Callable[[cst.Module, List[Fix]], cst.Module]] = {
     "rename-lightning-flag": lightning_renames.apply,
     "split-plain-batch-sampler": batch_sampler_args.apply_split,
     "drop-batch-size-none": batch_sampler_args.apply_drop,
+    "shuffle-only-without-sampler": batch_sampler_args.apply_shuffle,
 }
 
 
@@ -43,6 +44,7 @@ FIX_TITLES: Dict[str, str] = {
     "rename-lightning-flag": "Rename the keyword to the installed Lightning's spelling",
     "split-plain-batch-sampler": "Pass the `BatchSampler`'s sampler, `batch_size` and `drop_last` to the DataLoader",
     "drop-batch-size-none": "Drop `batch_size=None`",
+    "shuffle-only-without-sampler": "Shuffle only when no sampler is given (the sampler decides the order)",
 }
 """What each fix does, in one line: the ``help`` of the full text output."""
 

@@ -1,8 +1,10 @@
 """DataLoader batching-argument edits.
 
 SDL104: ``batch_sampler=BatchSampler(S, B, D)`` becomes ``sampler=S, batch_size=B, drop_last=D``.
-SDL110: a conflicting ``batch_size=None`` keyword is dropped.
-Both locate the keyword by its start position (the fix span).
+SDL110: a conflicting ``batch_size=None`` keyword is dropped; ``shuffle=True`` beside a
+``sampler`` becomes ``shuffle=sampler is None`` (a sampler that may be None), or is dropped
+(one built in the call).
+All locate the keyword by its start position (the fix span).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ SAMPLER_PARAMETERS = ("sampler", "batch_size", "drop_last")
 class _EditLoaderArgs(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, starts: Set[Tuple[int, int]], split: bool) -> None:
+    def __init__(self, starts: Set[Tuple[int, int]], split: bool, unless: Optional[dict] = None) -> None:
         super().__init__()
         self.starts = starts
         self.split = split
+        self.unless = unless or {}
+        """Keyword start -> the sampler name its new value tests (``shuffle=sampler is None``)."""
 
     def _targeted(self, arg: cst.Arg) -> bool:
         if arg.keyword is None:
@@ -37,6 +41,10 @@ class _EditLoaderArgs(cst.CSTTransformer):
                 continue
             if self.split:
                 return _split(updated_node, index)
+            start = self.get_metadata(PositionProvider, arg.keyword).start
+            name = self.unless.get((start.line, start.column))
+            if name is not None:
+                return _shuffle_unless(updated_node, index, name)
             return _drop(updated_node, index)
         return updated_node
 
@@ -83,9 +91,20 @@ def _drop(call: cst.Call, index: int) -> cst.Call:
     return call.with_changes(args=args)
 
 
+def _shuffle_unless(call: cst.Call, index: int, sampler: str) -> cst.Call:
+    arg = call.args[index]
+    test = cst.Comparison(left=cst.parse_expression(sampler), comparisons=[
+        cst.ComparisonTarget(cst.Is(), cst.Name("None")),
+    ])
+    args = list(call.args)
+    args[index] = arg.with_changes(value=test)
+    return call.with_changes(args=args)
+
+
 def _apply(module: cst.Module, fixes: List[Fix], split: bool) -> cst.Module:
     starts = {(f.span.line, f.span.col) for f in fixes}
-    return MetadataWrapper(module, unsafe_skip_copy=True).visit(_EditLoaderArgs(starts, split))
+    unless = {(f.span.line, f.span.col): f.data[1] for f in fixes if len(f.data) == 2 and f.data[0] == "unless"}
+    return MetadataWrapper(module, unsafe_skip_copy=True).visit(_EditLoaderArgs(starts, split, unless))
 
 
 def apply_split(module: cst.Module, fixes: List[Fix]) -> cst.Module:
@@ -93,4 +112,8 @@ def apply_split(module: cst.Module, fixes: List[Fix]) -> cst.Module:
 
 
 def apply_drop(module: cst.Module, fixes: List[Fix]) -> cst.Module:
+    return _apply(module, fixes, split=False)
+
+
+def apply_shuffle(module: cst.Module, fixes: List[Fix]) -> cst.Module:
     return _apply(module, fixes, split=False)
