@@ -132,3 +132,9 @@ def test_a_draw_in_an_object_built_only_under_a_flag_names_the_flag(tmp_path):
     assert len(found) == 1
     assert "(`np.random.randint` in `RandomCropLongEdge.__call__`, utils.py:31," in found[0]
     assert found[0].endswith("(the draw runs only when the program runs with `--augment`)")
+
+
+def test_a_callable_kept_only_under_an_option_names_the_option(tmp_path):
+    found = messages(ROOT / "SDL006" / "lambda_appended_only_under_a_rotation_option", tmp_path)
+    assert len(found) == 1
+    assert "holding a lambda (data.py:9, kept only when the program runs with `--rotation`), which cannot be pickled" in found[0]

@@ -20,8 +20,14 @@ from seedlint.facts.model import BoolOp, Compare, Guard, Not, Value
 def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
     """The flags (``--dense_sample``) without which the draw does not run; () when it runs
     with the program's defaults, or when that is not decided."""
+    return options_needed_by(flow, _guards_on_the_way(draw))
+
+
+def options_needed_by(flow, tests: Sequence[Tuple[Sequence[Guard], Frame]]) -> Tuple[str, ...]:
+    """The flags without which one of the ``if`` tests (each with the frame it is decided
+    in) fails; () when they all hold with the program's defaults, or that is not decided."""
     needed: List[str] = []
-    for guards, frame in _guards_on_the_way(draw):
+    for guards, frame in tests:
         for test, expected in guards:
             actual = _default_truth(flow, test, frame)
             if actual is not None and actual != expected:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Dict, Iterable, Iterator, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
+from seedlint.analysis.draw_conditions import options_needed_by
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.loops import contains
 from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj
@@ -158,7 +159,9 @@ class UnpicklableWorkerCallable(Rule):
             value, problem = min(held, key=lambda item: (_behind_a_test(item[0]), item[0].function.module.path, item[1].span.line))
             holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
             more = f", and {len(held) - 1} more it may hold" if len(held) > 1 else ""
-            what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)}{more})"
+            flags = options_needed_by(project.flow, _tests_around(project, value))
+            only = f", kept only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)}" if flags else ""
+            what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)}{more}{only})"
             yield replace(problem, what=what, fixable=False), "dataset"
 
     def _diagnostic(
@@ -179,6 +182,17 @@ class UnpicklableWorkerCallable(Rule):
         fixable = problem.fixable and not problem.module.cells
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if fixable else None
         return self.report(problem.module, problem.span, message, fix, severity, evidence=evidence)
+
+
+def _tests_around(project: Project, value: FunctionObj) -> List[Tuple[tuple, Frame]]:
+    """The ``if`` tests around the statement that makes the function, in the frame of the
+    function that makes it (every caller's arguments)."""
+    module, function = value.function.module, value.function.function
+    parent = module.functions.get(function.qualname.rsplit(".<", 1)[0]) if "." in function.qualname else None
+    if parent is None:
+        return []
+    frame = project.flow.function_frame(module, parent)
+    return [(call.guards, frame) for call in parent.calls if contains(call.span, function.span) and call.guards]
 
 
 def _behind_a_test(value: FunctionObj) -> bool:
