@@ -57,3 +57,11 @@ def test_fixed_loaders_build_and_shuffle_without_a_sampler(one_process_group):
     assert type(distributed.sampler).__name__ == "DistributedSampler"
     assert len(list(module.build_eval_loader(module.Volumes()))) == 64
     assert torch.is_tensor(next(iter(distributed)))
+
+
+def test_monais_loader_raises_the_same():
+    monai_data = pytest.importorskip("monai.data")
+    data = list(range(8))
+    with pytest.raises(ValueError) as sampler_error:
+        monai_data.DataLoader(data, shuffle=True, sampler=SequentialSampler(data))
+    assert f"{type(sampler_error.value).__name__}: {sampler_error.value}" == SAMPLER_ERROR

@@ -8,6 +8,7 @@ function they name, and walks base classes across modules.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
@@ -15,6 +16,7 @@ from seedlint.analysis.import_roots import ancestors, path_edits
 from seedlint import timing
 from seedlint.analysis import library
 from seedlint.facts.model import Class, Const, Function, ModuleFacts, Name, Seq, Value
+from seedlint.knowledge import catalogued_names
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +89,25 @@ MAX_REEXPORT_DEPTH = 32
 """Imports followed through re-exports before a name is given up."""
 
 
+def _library_star_source(libraries: List[str], name: str) -> Optional[str]:
+    """Among library star imports (the last first), the one ``name`` comes from."""
+    catalogued = catalogued_names()
+    for star in libraries:
+        if f"{star}.{name}" in catalogued:
+            return star
+    candidates = [star for star in libraries if not _standard_module_without(star, name)]
+    return candidates[0] if candidates else (libraries[0] if libraries else None)
+
+
+def _standard_module_without(star: str, name: str) -> bool:
+    """``from math import *`` does not give ``DataLoader``: a standard-library module that is
+    already imported here and has no such member."""
+    if star.split(".", 1)[0] not in sys.stdlib_module_names:
+        return False
+    loaded = sys.modules.get(star)
+    return loaded is not None and not hasattr(loaded, name)
+
+
 class ProjectIndex:
     """Every module seedlint has facts for, and name resolution across them."""
 
@@ -138,8 +159,10 @@ class ProjectIndex:
 
     def _star_source(self, module: ModuleFacts, name: str, seen: Set[str]) -> Optional[str]:
         """The module whose member ``name`` is, among ``module``'s star imports: the last
-        project module that binds it (its own star imports followed), else the last library
-        star import (a library's members are not known here)."""
+        project module that binds it (its own star imports followed), else the library star
+        import the knowledge catalogue knows it from (``monai.data.DataLoader`` beside ``from
+        monai.transforms import *``), else the last library star import that may have it (a
+        library's members are not known here; a standard-library module's are)."""
         seen.add(self.absolute(module.path))
         libraries: List[str] = []
         for star in reversed(module.star_imports):
@@ -156,7 +179,7 @@ class ProjectIndex:
             inner = self._star_source(target, name, seen)
             if inner is not None:
                 return inner
-        return libraries[0] if libraries else None
+        return _library_star_source(libraries, name)
 
     def root_of(self, module: ModuleFacts) -> str:
         return self._root_of.get(self.absolute(module.path), "")

@@ -66,7 +66,16 @@ class DataloaderArgumentConflict(Rule):
         loaders = project.loaders
         reported = set()
         for loader in loaders.all:
-            if not loader.positional or id(loader.call) in reported:
+            if id(loader.call) in reported:
+                continue
+            if not loader.positional:
+                # A library's DataLoader subclass (MONAI's) passes its keywords on to torch's.
+                for frame in loaders.contexts(loader):
+                    found = self._sampler_with_shuffle(project, loader, frame)
+                    if found is not None:
+                        reported.add(id(loader.call))
+                        yield found
+                        break
                 continue
             for frame in loaders.contexts(loader):
                 batch_sampler = loaders.argument(loader, "batch_sampler", frame)
