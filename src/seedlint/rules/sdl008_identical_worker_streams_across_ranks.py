@@ -198,8 +198,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             for f in frames for c in f.function.function.calls if _may_call(c, INIT_PROCESS_GROUP)
         ):
             return None
-        loaders = [l for l in project.loaders.all if (l.module.path, l.function.qualname) in ranks]
-        if not any(_draws_in_workers_of(project, loader) for loader in loaders):
+        loaders = [l for l in project.loaders.all if (l.module.path, l.function.qualname) in ranks and _draws_in_workers_of(project, l)]
+        if not loaders:
             return None
         return self.report(frame.module, call.span, (
             f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
