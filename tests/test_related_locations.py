@@ -51,3 +51,15 @@ def test_the_places_a_message_names_are_related_locations(case, tmp_path):
     for d in diagnostics:
         for related in d["related"]:
             assert related["line"] >= 1 and (project / related["path"]).exists(), related
+
+
+def test_sdl008_points_at_the_loaders_whose_workers_draw_only(tmp_path):
+    # The evaluation loader of the same ranks draws nothing: it is no evidence.
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURES / "SDL008" / "seed_helper_named_for_what_else_it_does", project,
+                    ignore=shutil.ignore_patterns("expected"))
+    run = subprocess.run([sys.executable, "-m", "seedlint", "--no-cache", "--output-format", "json", "."], cwd=project,
+                         capture_output=True, text=True, check=False)
+    (diagnostic,) = json.loads(run.stdout)["diagnostics"]
+    drawing = [(r["path"], r["line"]) for r in diagnostic["related"] if r["note"] == "a DataLoader of each rank whose workers draw"]
+    assert drawing == [("data/captions.py", 23)]
