@@ -56,7 +56,7 @@ def test_the_places_a_message_names_are_related_locations(case, tmp_path):
 def test_sdl008_points_at_the_loaders_whose_workers_draw_only(tmp_path):
     # The evaluation loader of the same ranks draws nothing: it is no evidence.
     project = tmp_path / "project"
-    shutil.copytree(FIXTURES / "SDL008" / "seed_helper_named_for_what_else_it_does", project,
+    shutil.copytree(FIXTURES / "SDL008" / "seed_helper_rebinding_args_with_loaders_from_a_table", project,
                     ignore=shutil.ignore_patterns("expected"))
     run = subprocess.run([sys.executable, "-m", "seedlint", "--no-cache", "--output-format", "json", "."], cwd=project,
                          capture_output=True, text=True, check=False)

@@ -230,42 +230,8 @@ class Seeds:
         self._cycles_met: Set[tuple] = set()
         """The traces under way that the current one has met (their values are not known yet)."""
         self._depth = 0
-        self._seeding_names: Optional[Tuple[int, FrozenSet[str]]] = None
 
     # ------------------------------------------------------------------ seeding calls
-    def calls_a_seeding_function(self, call: Call) -> bool:
-        """The call spells the name of a project function that seeds a global RNG, itself or
-        through the functions it calls (``prepare_run(args)`` calling ``torch.manual_seed``):
-        a screen by what the functions do, before the callee is resolved."""
-        func = call.func
-        return isinstance(func, Name) and func.dotted.rsplit(".", 1)[-1] in self.seeding_function_names()
-
-    def seeding_function_names(self) -> FrozenSet[str]:
-        """Names of the analysed modules' functions that call a global seeder, directly or
-        through other such functions (by the name they call them by)."""
-        modules = self.project.index.modules
-        key = len(modules)
-        if self._seeding_names is not None and self._seeding_names[0] == key:
-            return self._seeding_names[1]
-        calls_by_function = []
-        names: Set[str] = set()
-        for module in list(modules.values()):
-            for function in module.functions.values():
-                if function.qualname == MODULE_CODE or function.is_lambda:
-                    continue
-                if any(_may_be_seeder(call, function) and _spelled_like_a_seeder(call) for call in function.calls):
-                    names.add(function.name)
-                else:
-                    calls_by_function.append((function.name, {_last_name(call) for call in function.calls}))
-        for _ in range(MAX_HELPER_DEPTH):
-            added = {name for name, called in calls_by_function if name not in names and called & names}
-            if not added:
-                break
-            names |= added
-        found = frozenset(names)
-        self._seeding_names = (key, found)
-        return found
-
     def direct(self, call: Call, frame: Frame) -> Optional[Seeding]:
         """The seeding ``call`` itself performs, if it reseeds a global RNG."""
         if not _may_be_seeder(call, frame.function.function):
@@ -290,7 +256,7 @@ class Seeds:
         found = self.direct(call, frame)
         if found is not None:
             return [found]
-        if depth >= MAX_HELPER_DEPTH or (screen and not _may_seed(call) and not self.calls_a_seeding_function(call)):
+        if depth >= MAX_HELPER_DEPTH or (screen and not _may_seed(call)):
             return []
         result: List[Seeding] = []
         for callee, _ in self.flow.callee_frames(call, frame):
@@ -544,17 +510,6 @@ def _may_seed(call: Call) -> bool:
     func = call.func
     spelled = func.dotted.rsplit(".", 1)[-1].lower() if isinstance(func, Name) else ""
     return "seed" in spelled or "determinis" in spelled or "random" in spelled or "init" in spelled
-
-
-def _spelled_like_a_seeder(call: Call) -> bool:
-    """The call names a seeder itself (``manual_seed``, ``np.random.seed``,
-    ``set_determinism``), not a local alias or a parameter."""
-    last = _last_name(call).lower()
-    return "seed" in last or "determinis" in last
-
-
-def _last_name(call: Call) -> str:
-    return call.func.dotted.rsplit(".", 1)[-1] if isinstance(call.func, Name) else ""
 
 
 def _may_be_seeder(call: Call, function: Function) -> bool:

@@ -98,12 +98,11 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             if not project.in_focus(module):
                 continue
             for function in module.functions.values():
-                seeds = project.seeds
-                if not any(_spelled_like_seeding(_last(c)) or seeds.calls_a_seeding_function(c) for c in function.calls):
-                    continue  # cheap screens, by spelling and by what named functions call: everything below resolves names
+                if not any(_spelled_like_seeding(_last(c)) for c in function.calls):
+                    continue  # cheap, spelling-only screen: everything below resolves names
                 frame = project.flow.function_frame(module, function)
                 for call in function.calls:
-                    if not _spelled_like_seeding(_last(call)) and not seeds.calls_a_seeding_function(call) and not _last(call).lower().startswith(("init", "setup", "fix")):
+                    if not _spelled_like_seeding(_last(call)) and not _last(call).lower().startswith(("init", "setup", "fix")):
                         continue
                     for seeding in project.seeds.seedings(call, frame):
                         key = (module.path, call.span.line, call.span.col)
@@ -119,8 +118,6 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None
         if not seeding.through_helper and _decided_by_the_caller(project, frame, seeding.seed):
             return None  # inside a seeding helper: judged where the helper is called
-        if seeding.through_helper and not _spelled_like_seeding(_last(call)) and not (call.args or call.kwargs or call.stars or call.double_stars):
-            return None  # a function that seeds on its own (a `main()`): judged where it seeds
         if seeding.kind == "lightning" and not _multi_process_trainers(project):
             return None
         if seeding.kind != "lightning" and not (_multi_process_trainers(project) or _starts_process_groups(project)):
