@@ -122,9 +122,7 @@ class AttributesMixin:
         for module, function, call in self._parser_calls().get(dest, ()):
             method = call.func.dotted.rsplit(".", 1)[-1]
             frame = self.function_frame(module, function)
-            receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
-            holders = self.eval(receiver, frame)
-            if not any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in holders):
+            if not self._made_on(call, parser, frame):
                 continue
             if method == "set_defaults":
                 if overridden is None:
@@ -151,13 +149,15 @@ class AttributesMixin:
         groups') and its ``set_defaults`` keys, in order."""
         found: List[str] = []
         for dest, calls in self._parser_calls().items():
-            for module, function, call in calls:
-                frame = self.function_frame(module, function)
-                receiver = Name(call.func.dotted.rsplit(".", 1)[0], call.func.span, call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None, call.func.scope)
-                if any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in self.eval(receiver, frame)):
-                    found.append(dest)
-                    break
+            if any(self._made_on(call, parser, self.function_frame(module, function)) for module, function, call in calls):
+                found.append(dest)
         return found
+
+    def _made_on(self, call: Call, parser: ExternalInstance, frame: Frame) -> bool:
+        """The ``add_argument``/``set_defaults`` call is made on ``parser`` or one of its groups."""
+        func = call.func
+        receiver = Name(func.dotted.rsplit(".", 1)[0], func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
+        return any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in self.eval(receiver, frame))
 
     def _command_line_values(self, call: Call, frame: Frame) -> Values:
         """What a command line may store through one ``add_argument``."""
