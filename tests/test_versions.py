@@ -71,6 +71,7 @@ def test_requirement_files_that_pin_one_package_apart_are_variants(tmp_path):
         ({"requirements.txt": "pytorch-lightning>=1.7,<2\n"}, ">=1.9"),
         ({"requirements.txt": "torchvision>=0.15\n"}, ">=2.0"),
         ({"requirements.txt": "torchvision==0.9.1\n"}, ">=1.8,<1.9"),
+        ({"requirements.txt": "torchvision>=0.4.1,<0.6\n"}, ">=1.3,<1.5"),
         ({"requirements.txt": "torchaudio==0.13.1\n"}, ">=1.13,<2.0"),
         ({"pyproject.toml": '[project]\nname = "x"\nversion = "1"\nrequires-python = ">=3.11"\n'}, ">=1.13"),
         ({"requirements.txt": "numpy==2.1.3\n"}, ">=2.3"),
@@ -336,6 +337,16 @@ def test_show_settings_names_the_file_line_and_api_behind_each_bound(tmp_path, m
     assert "  torch: >=1.11\n    lower bound >=1.11: lightning >=2.0 needs torch>=1.11" in out
     status, out, err = run(tmp_path, "--show-settings", "--torch-version", "1.8", ".", monkeypatch=monkeypatch, capsys=capsys)
     assert "  torch: >=1.8,<1.9.dev0  (set by --torch-version / torch-version)" in out
+
+
+@pytest.mark.parametrize("torchvision_pin", ["torchvision==0.2.2", "torchvision==0.3.0", "torchvision<0.5"])
+def test_torchvision_releases_before_the_first_pinning_one_bound_no_torch_from_above(tmp_path, torchvision_pin, monkeypatch, capsys):
+    # torchvision 0.2.x requires any torch and 0.3.0 torch>=1.1.0; only 0.4.0 on pin a release.
+    write(tmp_path, {"setup.cfg": "", "requirements.txt": f"{torchvision_pin}\ntorch==1.2.0\n", "train.py": "import torch\n"})
+    status, out, err = run(tmp_path, ".", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 0
+    assert "contradictory" not in err, err
+    assert versions(tmp_path).get("torch").describe().startswith("==1.2.0")
 
 
 def test_contradictory_declarations_are_a_warning_naming_both(tmp_path, monkeypatch, capsys):

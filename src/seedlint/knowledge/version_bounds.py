@@ -58,12 +58,16 @@ def _floors(dependent: str, target: str, table: List[Tuple[str, str]], source: s
 
 def _paired(dependent: str, pairs: List[Tuple[str, str]], source: str) -> List[Implies]:
     """Entries from releases that pin one torch release each: ``dependent>=d`` needs
-    ``torch>=t``, and ``dependent<d`` needs ``torch<t``."""
+    ``torch>=t``, and ``dependent<d`` needs ``torch<t`` among the releases that pin one (the
+    releases before the table's first, torchvision 0.2.x and 0.3.0, pin none, so a range
+    that reaches them bounds torch from above no more)."""
+    first = pairs[0][0]
     entries = []
     for dependent_version, torch_version in pairs:
         pinned = f"{dependent} {dependent_version} pins torch {torch_version}; {source}"
         entries.append(Implies(dependent, f">={dependent_version}", "torch", f">={torch_version}", pinned))
-        entries.append(Implies(dependent, f"<{dependent_version}", "torch", f"<{torch_version}", pinned))
+        if dependent_version != first:
+            entries.append(Implies(dependent, f">={first},<{dependent_version}", "torch", f"<{torch_version}", pinned))
     return entries
 
 
