@@ -138,3 +138,12 @@ def test_a_callable_kept_only_under_an_option_names_the_option(tmp_path):
     found = messages(ROOT / "SDL006" / "lambda_appended_only_under_a_rotation_option", tmp_path)
     assert len(found) == 1
     assert "holding a lambda (data.py:9, kept only when the program runs with `--rotation`), which cannot be pickled" in found[0]
+
+
+def test_a_draw_both_arms_of_an_option_test_reach_needs_no_option(tmp_path):
+    # `if self.single_view: return blend(...)` comes first, but the other arm, which the
+    # defaults take, calls the same drawing function.
+    found = messages(ROOT / "SDL001" / "draw_reached_from_both_arms_of_an_option_test", tmp_path)
+    assert len(found) == 1
+    assert "(`np.random.dirichlet` in `blend`, train.py:10," in found[0]
+    assert "--single-view" not in found[0] and "runs only when" not in found[0]

@@ -150,7 +150,14 @@ class WorkerCode:
 
         def add(frame: Frame, via: Optional[Reached], call: Optional[Call] = None) -> None:
             key = (frame.function.key, frame.receiver.key if frame.receiver is not None else None)
-            if key in reached or len(reached) >= MAX_FUNCTIONS:
+            existing = reached.get(key)
+            if existing is not None:
+                if via is not None and call is not None and self._surer_call(existing, via, call) and existing in queue:
+                    # ``if self.no_jsd: return aug(x) else: ... aug(x) ...``: the arm the defaults take
+                    better = reached[key] = Reached(frame, via, call)
+                    queue[queue.index(existing)] = better
+                return
+            if len(reached) >= MAX_FUNCTIONS:
                 return
             item = Reached(frame, via, call)
             reached[key] = item
@@ -217,6 +224,16 @@ class WorkerCode:
         ]
         return WorkerRun(
             list(reached.values()), draws, reseeded, reassigned, library_draws, libraries_reseeded, reseeded_if_forked
+        )
+
+    def _surer_call(self, reached: Reached, via: Reached, call: Call) -> bool:
+        """Whether a second call into a function runs with the program's defaults where the
+        call the walk came by first needs an option."""
+        if reached.via is None or reached.call is None or not reached.call.guards:
+            return False
+        from seedlint.analysis.draw_conditions import options_needed_by  # it reads Reached chains
+        return bool(options_needed_by(self.flow, [(reached.call.guards, reached.via.frame)])) and not options_needed_by(
+            self.flow, [(call.guards, via.frame)]
         )
 
     def _run_by_library_getitem(self, instance: Instance) -> List[Obj]:
