@@ -114,3 +114,72 @@ def _asked_value(flow, test: Value, other: Optional[Value], frame: Frame) -> Opt
     if not isinstance(obj, Constant) or isinstance(obj, OptionConstant) or not isinstance(obj.value, (int, float, str)):
         return None
     return str(obj.value)
+
+
+def exclusive(flow, first: Sequence[Tuple[Sequence[Guard], Frame]], second: Sequence[Tuple[Sequence[Guard], Frame]]) -> bool:
+    """Whether no command line passes both sets of ``if`` tests: one needs an option at a
+    value the other rules out (``if args.local_rank == -1:`` around a seeding, ``if
+    args.local_rank != -1:`` around the process group's start)."""
+    wanted = [atom for guards, frame in first for test, expected in guards for atom in _option_atoms(flow, test, expected, frame)]
+    if not wanted:
+        return False
+    for guards, frame in second:
+        for test, expected in guards:
+            for flag, asked, holds in _option_atoms(flow, test, expected, frame):
+                for other_flag, other_asked, other_holds in wanted:
+                    if flag != other_flag:
+                        continue
+                    if asked == other_asked and holds != other_holds:
+                        return True
+                    if holds and other_holds and asked[0] == other_asked[0] == "equals" and asked != other_asked:
+                        return True
+    return False
+
+
+def _option_atoms(flow, test: Value, expected: bool, frame: Frame) -> List[Tuple[str, tuple, bool]]:
+    """What a test that must come out ``expected`` says about single options: (flag, what is
+    asked, whether it holds), where what is asked is ``("equals", value)`` or ``("truth",)``."""
+    if isinstance(test, Not):
+        return _option_atoms(flow, test.value, not expected, frame)
+    if isinstance(test, BoolOp):
+        if (test.op == "and") == expected:
+            return [atom for value in test.values for atom in _option_atoms(flow, value, expected, frame)]
+        return []
+    if isinstance(test, Compare):
+        if test.op not in ("==", "!=", "is", "is not"):
+            return []
+        equal = test.op in ("==", "is")
+        for side, other in ((test.left, test.right), (test.right, test.left)):
+            flag = _single_option(flow, side, frame)
+            value = _plain_constant(flow, other, frame)
+            if flag and value is not None:
+                return [(flag, ("equals", value), equal == expected)]
+        return []
+    flag = _single_option(flow, test, frame)
+    return [(flag, ("truth",), expected)] if flag else []
+
+
+def _single_option(flow, value: Value, frame: Frame) -> str:
+    """The flag of the one command-line option a name or attribute chain holds (its default
+    and the values the command line may give), else ""."""
+    if not _simple(value):
+        return ""
+    flags = set()
+    for obj in flow.eval(value, frame):
+        if isinstance(obj, (OptionConstant, FromCommandLine)) and obj.option:
+            flags.add(obj.option)
+        elif not isinstance(obj, Constant):
+            return ""
+    return flags.pop() if len(flags) == 1 else ""
+
+
+def _plain_constant(flow, value: Value, frame: Frame) -> Optional[tuple]:
+    if not _simple(value):
+        return None
+    values = flow.eval(value, frame)
+    if len(values) != 1:
+        return None
+    (obj,) = values
+    if not isinstance(obj, Constant) or isinstance(obj, OptionConstant):
+        return None
+    return (type(obj.value).__name__, repr(obj.value))

@@ -9,6 +9,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.reach import reachable
+from seedlint.analysis.draw_conditions import exclusive
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
@@ -190,11 +191,13 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None  # a spawned rank imports the module without running its __main__ block
         frames = [f for f in _program_frames(project, frame) if (f.module.path, f.function.function.qualname) in ranks]
         frames += _spawned_frames(project, frame)
-        if not any(
-            flow.callee_names(c, f) & INIT_PROCESS_GROUP
-            for f in frames for c in f.function.function.calls if _may_call(c, INIT_PROCESS_GROUP)
-        ):
-            return None
+        starts = [
+            (c, f) for f in frames for c in f.function.function.calls
+            if _may_call(c, INIT_PROCESS_GROUP) and flow.callee_names(c, f) & INIT_PROCESS_GROUP
+        ]
+        seeded_under = [(call.guards, frame)] + ([(seeding.call.guards, seeding.frame)] if seeding.through_helper else [])
+        if all(exclusive(flow, seeded_under, [(c.guards, f)]) for c, f in starts):
+            return None  # no process group starts in the runs that seed this way (`if local_rank == -1:`)
         loaders = [l for l in project.loaders.all if (l.module.path, l.function.qualname) in ranks and _draws_in_workers_of(project, l)]
         if not loaders:
             return None
