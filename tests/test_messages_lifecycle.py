@@ -147,3 +147,11 @@ def test_a_draw_both_arms_of_an_option_test_reach_needs_no_option(tmp_path):
     assert len(found) == 1
     assert "(`np.random.dirichlet` in `blend`, train.py:10," in found[0]
     assert "--single-view" not in found[0] and "runs only when" not in found[0]
+
+
+def test_a_pipeline_several_loaders_copy_is_named_at_the_shuffled_training_loader(tmp_path):
+    # evaluate.py's in-order loader comes first in the project, but train.py's shuffled one is
+    # the copy that repeats the training augmentations.
+    found = messages(ROOT / "SDL011" / "imgaug_pipeline_named_at_the_training_loader", tmp_path)
+    assert len(found) == 1
+    assert "for `LaneImages` loaded at train.py:10, every worker starts from the same copy" in found[0]

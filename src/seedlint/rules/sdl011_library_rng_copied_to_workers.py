@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional
 
 from seedlint.analysis.objects import Constant, External, FunctionObj, Instance
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
@@ -132,14 +133,31 @@ class LibraryRngCopiedToWorkers(Rule):
         return super().triggers(settings) + (b"imgaug", b"monai", b"albumentations")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
+        found: Dict[tuple, List[_Copy]] = {}
+        for copy in self._copies(project):
+            site = copy.draw.holder.site
+            found.setdefault((site.frame.module.path, site.call.span.line, site.call.span.col), []).append(copy)
+        for copies in found.values():
+            # Name the loader whose copy matters most: one the program reads again (a training
+            # loop) over one read in a single pass, several workers over one, a shuffled
+            # (training) loader over one read in order.
+            ranked = sorted(enumerate(copies), key=lambda item: (
+                item[1].iterated_once, not item[1].several, not _shuffled(project, item[1]), item[0]
+            ))
+            diagnostic = self._diagnostic(project, ranked[0][1])
+            for _, other in ranked[1:]:
+                add_related(diagnostic, other.related)
+            yield diagnostic
+
+    def _copies(self, project: Project) -> Iterable["_Copy"]:
         loaders = project.loaders
-        reported: Dict[tuple, Diagnostic] = {}
         for loader in loaders.all:
+            iterated_once = project.loops.iterated_once(loader)
             for frame in loaders.contexts(loader):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:
                     continue
-                persistent = True if loaders.keeps_one_iterator(loader, frame) else loaders.persistent(loader, frame)
+                persistent = True if loaders.keeps_one_iterator(loader, frame) or iterated_once else loaders.persistent(loader, frame)
                 if not workers.may_be_several and persistent is True:
                     continue  # one worker that keeps its stream: nothing repeats
                 init = loaders.worker_init(loader, frame)
@@ -166,38 +184,67 @@ class LibraryRngCopiedToWorkers(Rule):
                         severity = _affected(project, draw)
                         if severity is None:
                             continue
-                        site = draw.holder.site
-                        key = (site.frame.module.path, site.call.span.line, site.call.span.col)
-                        related = (loader.module, frame.module, built_in(instance),
-                                   draw.reached.function.module if draw.reached is not None else None)
-                        if key in reported:
-                            add_related(reported[key], related)
-                            continue
-                        message = _message(draw, instance, loader, workers.may_be_several, persistent, init_absent, pickled,
-                                           _library_init_note(init))
-                        message += workers_condition(workers)
-                        if workers.option:
-                            severity = "warning"
-                        if severity == "warning" and entry.affected_releases:
-                            message += f" ({entry.affected_releases}; the project declares no version)"
-                        fix = None
-                        if severity == "error":
-                            fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
-                            fix = fix or _library_worker_init_fix(project, loader, draw, init, init_absent)
-                        evidence = []
-                        if draw.reached is not None:
-                            evidence.append((draw.reached.function.module.path, draw.call.span,
-                                             f"worker code runs it here (`{draw.reached.function.function.qualname}`)"))
-                        origin = getattr(instance, "built_at", None)
-                        if origin is not None:
-                            evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(instance)}` is built here, in the main process"))
-                        evidence.append((loader.module.path, loader.call.span, "the DataLoader whose workers copy it"))
-                        evidence += workers_evidence(project, workers)
-                        reported[key] = self.report(
-                            site.frame.module, site.call.span, message, fix,
-                            severity=severity, related=related, evidence=evidence,
-                        )
-                        yield reported[key]
+                        yield _Copy(loader, frame, instance, draw, workers, persistent, init, init_absent, pickled,
+                                    severity, iterated_once)
+
+    def _diagnostic(self, project: Project, copy: "_Copy") -> Diagnostic:
+        draw, instance, loader, workers, severity = copy.draw, copy.instance, copy.loader, copy.workers, copy.severity
+        entry, site = draw.entry, draw.holder.site
+        message = _message(draw, instance, loader, workers.may_be_several, copy.persistent, copy.init_absent, copy.pickled,
+                           _library_init_note(copy.init))
+        message += workers_condition(workers)
+        if workers.option:
+            severity = "warning"
+        if severity == "warning" and entry.affected_releases:
+            message += f" ({entry.affected_releases}; the project declares no version)"
+        fix = None
+        if severity == "error":
+            fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
+            fix = fix or _library_worker_init_fix(project, loader, draw, copy.init, copy.init_absent)
+        evidence = []
+        if draw.reached is not None:
+            evidence.append((draw.reached.function.module.path, draw.call.span,
+                             f"worker code runs it here (`{draw.reached.function.function.qualname}`)"))
+        origin = getattr(instance, "built_at", None)
+        if origin is not None:
+            evidence.append((origin[0].path, origin[1].span, f"`{dataset_name(instance)}` is built here, in the main process"))
+        evidence.append((loader.module.path, loader.call.span, "the DataLoader whose workers copy it"))
+        evidence += workers_evidence(project, workers)
+        return self.report(site.frame.module, site.call.span, message, fix, severity=severity, related=copy.related, evidence=evidence)
+
+
+def _shuffled(project: Project, copy: "_Copy") -> bool:
+    """The loader is given ``shuffle=True`` or a sampler in this context."""
+    loaders = project.loaders
+    shuffle = loaders.argument(copy.loader, "shuffle", copy.frame)
+    sampler = loaders.argument(copy.loader, "sampler", copy.frame)
+    return True in shuffle.constants() or any(not (isinstance(v, Constant) and v.value is None) for v in sampler.values)
+
+
+@dataclass(frozen=True, eq=False)
+class _Copy:
+    """One loader's workers copying one library RNG that a dataset's worker code draws from."""
+
+    loader: object
+    frame: object
+    instance: object
+    draw: LibraryDraw
+    workers: object
+    persistent: Optional[bool]
+    init: object
+    init_absent: bool
+    pickled: Optional[StartMethod]
+    severity: str
+    iterated_once: bool
+
+    @property
+    def several(self) -> bool:
+        return self.workers.may_be_several
+
+    @property
+    def related(self) -> tuple:
+        return (self.loader.module, self.frame.module, built_in(self.instance),
+                self.draw.reached.function.module if self.draw.reached is not None else None)
 
 
 def _library_init_note(init) -> str:
