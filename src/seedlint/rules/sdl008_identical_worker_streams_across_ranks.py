@@ -106,12 +106,15 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                     if not _spelled_like_seeding(_last(call)) and not _last(call).lower().startswith(("init", "setup", "fix")):
                         continue
                     for seeding in project.seeds.seedings(call, frame):
-                        key = (module.path, call.span.line, call.span.col)
-                        if key in reported:
+                        keys = {(module.path, call.span.line, call.span.col)}
+                        if seeding.through_helper and not _decided_by_the_caller(project, seeding.frame, seeding.seed):
+                            # a helper that seeds with its own constant: one seeding, however many call it
+                            keys.add((seeding.frame.module.path, seeding.call.span.line, seeding.call.span.col))
+                        if keys & reported:
                             continue
                         diagnostic = self._judge(project, frame, call, seeding)
                         if diagnostic is not None:
-                            reported.add(key)
+                            reported |= keys
                             yield diagnostic
 
     def _judge(self, project: Project, frame: Frame, call: Call, seeding: Seeding) -> Optional[Diagnostic]:
