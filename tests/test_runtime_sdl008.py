@@ -81,3 +81,44 @@ def test_a_seed_in_the_main_block_is_not_repeated_in_spawned_ranks(tmp_path):
     script = SPAWNED.parent.parent / "clean_seed_in_main_block_with_mp_spawn" / "train.py"
     first, second = spawned_rank_draws(script, tmp_path)
     assert not set(first) & set(second), "each spawned rank starts from its own random torch seed"
+
+
+def torch_rank_draws(rank: int, seed: int, reseed=None, generator_seed=None):
+    """One rank of a plain DDP script whose dataset draws with torch: seeded with ``seed``,
+    then (as the clean fixtures do) reseeded with ``reseed`` or given a loader generator."""
+    from torch.utils.data import DataLoader, Dataset
+
+    class Noise(Dataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, index):
+            return torch.rand(())
+
+    torch.manual_seed(seed)
+    if reseed is not None:
+        torch.manual_seed(reseed)
+    generator = None
+    if generator_seed is not None:
+        generator = torch.Generator()
+        generator.manual_seed(generator_seed)
+    sampler = DistributedSampler(Noise(), num_replicas=RANKS, rank=rank, shuffle=False)
+    loader = DataLoader(Noise(), batch_size=2, sampler=sampler, num_workers=2, multiprocessing_context="fork",
+                        generator=generator)
+    return [tuple(round(float(x), 6) for x in batch) for batch in loader]
+
+
+def test_a_fixed_seed_followed_by_a_per_rank_reseed_gives_each_rank_its_own_draws():
+    # fixtures/SDL008/clean_model_seed_then_data_seed_per_rank; the other order is the bug
+    first, second = (torch_rank_draws(rank, SEED, reseed=SEED + rank) for rank in range(RANKS))
+    assert not set(first) & set(second)
+    first, second = (torch_rank_draws(rank, SEED + rank, reseed=SEED) for rank in range(RANKS))
+    assert first == second
+
+
+def test_a_loader_generator_seeded_per_rank_overrides_the_shared_global_seed():
+    # fixtures/SDL008/clean_loader_with_a_generator_seeded_per_rank
+    first, second = (torch_rank_draws(rank, SEED, generator_seed=SEED + rank) for rank in range(RANKS))
+    assert not set(first) & set(second)
+    first, second = (torch_rank_draws(rank, SEED) for rank in range(RANKS))
+    assert first == second

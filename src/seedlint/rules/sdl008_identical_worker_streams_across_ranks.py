@@ -129,6 +129,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         origin = project.seeds.origin(seeding.seed, seeding.frame)
         if not origin.fixed or origin.rank_dependent:
             return None
+        if _reseeded_per_rank_later(project, frame, call):
+            return None  # `torch.manual_seed(seed)` for the model, then `seed + rank` for the data
         if seeding.kind == "lightning":
             return self._lightning(project, frame, call, seeding, _program(project, frame))
         if seeding.kind in ("direct", "library") or seeding.through_helper:
@@ -335,6 +337,24 @@ def _dotted(value) -> str:
     return value.dotted if isinstance(value, Name) else ""
 
 
+def _reseeded_per_rank_later(project: Project, frame: Frame, call: Call) -> bool:
+    """After ``call``, the same function (or, one level up, the function that called it)
+    reseeds torch with the rank in the seed, so the loaders built after it draw per rank."""
+    places = [(frame, call)]
+    sites, _ = project.flow.callsites.of(frame)
+    places += [(site.frame, site.call) for site in sites[:8]]
+    for where_frame, after in places:
+        for later in where_frame.function.function.calls:
+            if later is after or (later.span.line, later.span.col) <= (after.span.line, after.span.col):
+                continue
+            if not _spelled_like_seeding(_last(later)):
+                continue
+            for seeding in project.seeds.seedings(later, where_frame):
+                if TORCH in seeding.rngs and seeding.seed is not None and project.seeds.origin(seeding.seed, seeding.frame).rank_dependent:
+                    return True
+    return False
+
+
 def _draws_in_workers(project: Project, obj) -> bool:
     return _workers_draw(project, obj.loader, obj.frame)
 
@@ -351,6 +371,9 @@ def _workers_draw(project: Project, loader, frame) -> bool:
     loaders = project.loaders
     if not loaders.workers(loader, frame).may_be_positive:
         return False
+    generator = loaders.argument(loader, "generator", frame)
+    if any(not (isinstance(v, Constant) and v.value is None) for v in generator.values):
+        return False  # the workers' base seed comes from the loader's own generator
     init = loaders.worker_init(loader, frame)
     library_reseeds = not init.unknown and all(isinstance(v, Constant) and v.value is None for v in init.values)
     per_rank = _streams_seeded_per_rank(project, loader, frame, init)
