@@ -24,7 +24,7 @@ from seedlint.cache import DiskCache, cache_key, code_fingerprint
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic
 from seedlint.discovery import Target, discover
-from seedlint import timing
+from seedlint import legacy_names, timing
 from seedlint.notebook_writer import written_back
 from seedlint.notebooks import SUFFIX as NOTEBOOK_SUFFIX, Notebook, in_notebooks, read_notebook
 from seedlint.source import InputError, SourceFile, read_source, too_large_to_parse
@@ -75,9 +75,16 @@ def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputErr
     path, text, name, is_package = job
     try:
         with timing.phase("parse"):
-            module = cst.parse_module(text)
+            try:
+                module = cst.parse_module(text)
+            except cst.ParserSyntaxError:
+                legacy = legacy_names.substitute(text)
+                if legacy is None:
+                    raise
+                module = cst.parse_module(legacy.text)  # x.cuda(async=True): Python 3.6 code
+                text = legacy.text
     except Exception as error:  # ParserSyntaxError, and RecursionError on pathological nesting
-        return parse_error(path, error, text)
+        return parse_error(path, error, job[1])
     try:
         with timing.phase("facts"):
             return collect_facts(module, name, path, is_package, text)
@@ -436,8 +443,9 @@ class Engine:
                 text = overrides.get(absolute, original.text)
                 try:
                     new = apply_fixes(text, fixes, self.settings.line_length)
-                    compile(new, shown, "exec", dont_inherit=True)
-                    cst.parse_module(new)
+                    checked, _ = legacy_names.parseable(new)
+                    compile(checked, shown, "exec", dont_inherit=True)
+                    cst.parse_module(checked)
                 except Exception as error:
                     broken.add(shown)
                     result.errors.append(InputError(shown, f"internal error while fixing, file left unchanged: {error!r}"))

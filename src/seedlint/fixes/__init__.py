@@ -4,6 +4,7 @@ from typing import Callable, Dict, List
 
 import libcst as cst
 
+from seedlint import legacy_names
 from seedlint.diagnostics import Fix
 from seedlint.fixes.layout import wrap_long_calls
 from seedlint.line_length import DEFAULT as DEFAULT_LINE_LENGTH
@@ -59,8 +60,11 @@ def apply_fixes(text: str, fixes: List[Fix], line_length: int = DEFAULT_LINE_LEN
     if not fixes:
         return text
     kind = sorted(f.kind for f in fixes)[0]
+    original = text
+    text, legacy = legacy_names.parseable(text)
     module = cst.parse_module(text)
     fixed = FIXERS[kind](module, [f for f in fixes if f.kind == kind])
     if fixed.code == text:
-        return text
-    return wrap_long_calls(text, fixed, line_length).code
+        return original
+    wrapped = wrap_long_calls(text, fixed, line_length).code
+    return legacy.restore(wrapped) if legacy is not None else wrapped
