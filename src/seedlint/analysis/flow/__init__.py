@@ -95,6 +95,9 @@ from seedlint.analysis.flow.shared import (
 __all__ = ["ValueFlow", "union"]
 
 MAX_STATIC_KEYS = 32
+MAX_EVALUATIONS = 60_000
+"""Fresh evaluations one outermost question may cause (the panel's largest need about
+20,000, diffusers'); beyond it the rest is unknown and ``SEEDLINT_TIMINGS`` says so."""
 """Constant keys one item assignment is told apart by; more, and it may write any key."""
 
 
@@ -138,6 +141,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._depth = 0
+        self._spent = 0
+        """Expressions evaluated afresh for the outermost question being answered."""
         self.torch_range_for = None
         """``path -> VersionRange``: the torch versions a module runs with (set by the project)."""
 
@@ -168,6 +173,15 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
             return found
         if self._depth > MAX_EVAL_DEPTH:
             timing.limit_hit("evaluation depth")
+            return UNKNOWN_SET
+        if self._depth == 0:
+            self._spent = 0
+        self._spent += 1
+        if self._spent > MAX_EVALUATIONS:
+            # Pathological code only (a recursive parser threading one dict through every
+            # call): the question's remaining values are unknown, and stay so.
+            timing.limit_hit("evaluations per question")
+            self._eval[key] = UNKNOWN_SET
             return UNKNOWN_SET
         self._eval[key] = NOTHING  # a cycle sees nothing more than what the other paths give
         self._pinned.append(value)

@@ -133,6 +133,11 @@ class CallsMixin:
         return UNKNOWN_SET
 
     def callee_frame(self, obj: FunctionObj, site: Site) -> Frame:
+        caller = site.frame
+        if caller.function.key == obj.function.key and _key_of(caller.receiver) == _key_of(obj.receiver):
+            # Direct recursion (a tree walk threading its state through every call) runs in
+            # the caller's frame: its values are those of the calls from outside.
+            return caller
         offset = 1 if obj.receiver is not None and self.receiver_param(obj.function) else 0
         return self.frame(obj.function, obj.receiver, Site(site.frame, site.call, offset, obj.partial))
 
@@ -540,3 +545,7 @@ def _converted(value: Obj, convert) -> Obj:
     if isinstance(value, DocumentedConstant):
         return DocumentedConstant(converted, value.spelled, value.file, value.line)
     return Constant(converted)
+
+
+def _key_of(obj) -> object:
+    return obj.key if obj is not None else None
