@@ -485,6 +485,25 @@ def test_versions_a_readme_states_in_prose(tmp_path):
     resolution = versions(tmp_path / "sentence")
     assert resolution.get("python").describe() == ">=3.7,<3.8.dev0"
     assert resolution.get("torch").describe() == ">=1.4"  # "1.8 + CUDA" is not "1.8+"
+    write(tmp_path / "fenced", {"setup.cfg": "", "README.md": """\
+        ## Requirements
+        ```
+        Python >= 3.5.5, PyTorch == 0.3.1, torchvision == 0.2.0
+        ```
+        ## Training
+        ```
+        python train.py --torch 2.1
+        ```
+        """})
+    resolution = versions(tmp_path / "fenced")
+    assert resolution.get("torch").describe() == "==0.3.1" and resolution.get("python").describe().startswith(">=3.5.5")
+    write(tmp_path / "install_version", {"setup.cfg": "", "README.md": """\
+        ## Requirements
+        - a Python installation version 2.7
+        - a PyTorch install version 0.1.8
+        """})
+    resolution = versions(tmp_path / "install_version")
+    assert resolution.get("torch").describe() == "==0.1.8" and resolution.get("python").describe().startswith(">=2.7,<2.8")
     write(tmp_path / "listing", {"setup.cfg": "", "README.md": "This code has been tested with `Python 3.7` and `3.8`.\n"})
     assert versions(tmp_path / "listing").get("python").describe() == ">=3.7,<3.9.dev0"
     write(tmp_path / "unrelated", {"setup.cfg": "", "README.md": """\

@@ -7,7 +7,9 @@ Only packages whose version changes a verdict are read (torch, Python, torchvisi
 Lightning, NumPy and the augmentation libraries), and only under a heading about requirements
 or installation, or in a sentence that says the project was tested, developed or runs with
 them; not in a section about one platform (Colab, Docker, Windows, ...), nor in a line that
-says a version does not work. Code blocks are install commands and are read elsewhere."""
+says a version does not work. Code blocks are install commands, read elsewhere, except under
+a requirements heading, where a block may list the versions (``Python >= 3.5.5, PyTorch ==
+0.3.1``); the install commands in it are still left to the command reader."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ _STATED_PACKAGES: Tuple[Tuple[str, str], ...] = (
     (r"imgaug", "imgaug"),
 )
 _VERSION = (
-    r"\s*(?:version\s*|v(?=\d))?[:=]?\s*\(?\s*(?P<op>==|>=|<=|~=|≥|>|<|=)?\s*v?(?P<version>\d+(?:\.\d+){0,2})(?P<wild>\.x|\.\*)?"
+    r"\s*(?:(?:install(?:ation)?\s+)?version\s*|v(?=\d))?[:=]?\s*\(?\s*(?P<op>==|>=|<=|~=|≥|>|<|=)?\s*v?(?P<version>\d+(?:\.\d+){0,2})(?P<wild>\.x|\.\*)?"
     r"(?P<later>\+|\s*\(?\s*(?:or|and) (?:higher|later|newer|above|greater)\b)?"
 )
 _STATEMENT = re.compile(
@@ -57,8 +59,10 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 def stated_requirements(text: str) -> Iterator[Tuple[int, List[Tuple[str, str]]]]:
     """Each prose line that states versions, with (package, PEP 440 specifier) pairs."""
     for number, line, headings, fenced in readme_lines(text):
-        if fenced or any(_PLATFORM_SECTION.search(heading) for heading in headings):
+        if any(_PLATFORM_SECTION.search(heading) for heading in headings):
             continue
+        if fenced and not (headings and _SECTION.search(headings[-1])):
+            continue  # code, not a statement; a code block under "Requirements" lists them
         raw = line.strip()
         plain = _LINK.sub(r"\1", raw).replace("**", "").replace("`", "").replace("__", "")
         if _COMMAND.match(plain):
