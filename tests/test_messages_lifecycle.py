@@ -155,3 +155,12 @@ def test_a_pipeline_several_loaders_copy_is_named_at_the_shuffled_training_loade
     found = messages(ROOT / "SDL011" / "imgaug_pipeline_named_at_the_training_loader", tmp_path)
     assert len(found) == 1
     assert "for `LaneImages` loaded at train.py:10, every worker starts from the same copy" in found[0]
+
+
+def test_a_lambda_kept_only_when_a_count_option_is_zero_names_the_value_and_where_spawn_is_default(tmp_path):
+    # `if args.random_crops:` (an int, default 1) fails only with `--random_crops 0`; on
+    # Python 3.6 macOS still forks, so only Windows spawns by default.
+    found = messages(ROOT / "SDL006" / "lambda_kept_only_when_a_count_option_is_zero", tmp_path)
+    assert len(found) == 1
+    assert "kept only when the program runs with `--random_crops 0`)" in found[0]
+    assert "under the spawn start method (the default on Windows; Linux forks" in found[0]

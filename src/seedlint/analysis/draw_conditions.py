@@ -94,13 +94,27 @@ def _options_read(flow, test: Value, frame: Frame, expected: bool = False) -> Li
     for side, other in sides:
         if _simple(side):
             wanted = _asked_value(flow, test, other, frame) if expected else None
-            for obj in flow.eval(side, frame):
+            values = flow.eval(side, frame)
+            if not isinstance(test, Compare) and not expected:
+                wanted = _false_value_typed(values)  # `if args.random_crops:` failing needs `--random_crops 0`
+            for obj in values:
                 option = getattr(obj, "option", "")
                 if isinstance(obj, (OptionConstant, FromCommandLine)) and option:
                     flag = option if wanted is None else f"{option} {wanted}"
                     if flag not in flags:
                         flags.append(flag)
     return sorted(flags)
+
+
+def _false_value_typed(values: Values) -> Optional[str]:
+    """How to type a false value for an option whose default is a true number (``0``);
+    None when the flag alone gives one (``store_false``) or the option is not a number."""
+    if any(isinstance(obj, OptionConstant) and not obj.value for obj in values):
+        return None
+    defaults = [obj.value for obj in _defaults(values) if isinstance(obj, Constant)]
+    if defaults and all(isinstance(value, (int, float)) and not isinstance(value, bool) and value for value in defaults):
+        return "0"
+    return None
 
 
 def _asked_value(flow, test: Value, other: Optional[Value], frame: Frame) -> Optional[str]:

@@ -22,13 +22,17 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
     datasets = [instance.cls.module.path for instance in project.loaders.project_datasets(loader, frame)]
     pythons = [project.settings_for(path).python_version for path in dict.fromkeys([loader.module.path] + paths + datasets)]
     python = pythons[0]
+    if not all(each.may_be_at_least("3") for each in pythons):
+        return None  # Python 2 forks on Linux and macOS, and torch never built for it on Windows
     forkserver = all(each.may_be_at_least("3.14") for each in pythons)
     linux = next(filter(None, (project.linux_only(path) for path in paths)), None)
     if linux is None and forkserver:
         return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
     if linux is None:
+        # macOS spawns by default from Python 3.8 (the multiprocessing docs' "Changed in version 3.8")
+        where = "Windows and macOS" if all(each.may_be_at_least("3.8") for each in pythons) else "Windows"
         return (
-            f"under the spawn start method (the default on Windows and macOS; Linux forks on the Pythons "
+            f"under the spawn start method (the default on {where}; Linux forks on the Pythons "
             f"this project runs on, {python.describe()})"
         )
     if forkserver:
