@@ -347,6 +347,8 @@ def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = Fal
     func = call.func
     if not (isinstance(func, Name) and func.dotted.endswith(".set_epoch")):
         return False
+    if not _may_run(project, call, frame):
+        return False  # `if sampler is not None:` in a helper nobody hands the sampler
     wanted = {id(s.site.call) for _, found in samplers for s in found if getattr(s, "site", None) is not None}
     for callee in project.flow.callee_objects(call, frame):
         receiver = callee.receiver if isinstance(callee, MethodOf) else getattr(callee, "receiver", None)
@@ -362,6 +364,20 @@ def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = Fal
         if not isinstance(receiver, Instance):
             return True
     return False
+
+
+def _may_run(project: Project, call, frame) -> bool:
+    """The call's ``if`` tests may hold: in the frame, or, when it is the function's frame
+    for any caller, for one of the calls that all of its callers make."""
+    flow = project.flow
+    if not flow.guards_may_hold(call.guards, frame):
+        return False
+    if not call.guards or frame.site is not None:
+        return True
+    sites, complete = flow.callsites.of(frame)
+    if not complete or not sites:
+        return True
+    return any(flow.guards_may_hold(call.guards, flow.frame(frame.function, frame.receiver, site)) for site in sites[:16])
 
 
 def _rebuilt_each_iteration(epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
