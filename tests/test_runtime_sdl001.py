@@ -101,3 +101,25 @@ def test_fixed_module_augmentation_draws_apart(monkeypatch):
     first_starts = [row.index(0.0) for row in first]
     assert first_starts[:16] != first_starts[16:]
     assert first_starts != [row.index(0.0) for row in second]
+
+
+def test_a_reseed_only_when_serving_the_first_item_leaves_the_other_workers_duplicated(monkeypatch):
+    # fixtures/SDL001/reseeded_only_when_serving_the_first_item: only the worker that
+    # serves item 0 reseeds, so the other three draw the same values from the copied state.
+    module = load_module(FIXTURES / "reseeded_only_when_serving_the_first_item" / "synthetic.py")
+    from torch.utils.data import DataLoader
+
+    dataset = module.RandomClicks(8, 4)
+    loader = DataLoader(dataset, batch_size=None, num_workers=4)
+    loader.collate_fn = lambda sample: sample[0]
+    first, _ = epochs_of_values(loader, monkeypatch=monkeypatch)
+    per_item = [first[i * 4:(i + 1) * 4] for i in range(8)]  # item k is served by worker k % 4
+    assert per_item[1] == per_item[2] == per_item[3], "workers 1-3 draw the same values"
+    assert per_item[0] != per_item[1], "the worker that served item 0 reseeded"
+
+    fixed = load_module(FIXTURES / "reseeded_only_when_serving_the_first_item" / "synthetic.fixed.py")
+    loader = DataLoader(fixed.RandomClicks(8, 4), batch_size=None, num_workers=4, worker_init_fn=fixed.seed_worker)
+    loader.collate_fn = lambda sample: sample[0]
+    first, _ = epochs_of_values(loader, monkeypatch=monkeypatch)
+    per_item = [tuple(first[i * 4:(i + 1) * 4]) for i in range(8)]
+    assert len(set(per_item[1:4])) == 3, "after the fix each worker draws its own values"

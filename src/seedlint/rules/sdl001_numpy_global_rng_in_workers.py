@@ -12,7 +12,7 @@ from seedlint.analysis.seeds import EPOCH
 from seedlint.analysis.worker_init import init_frame, worker_seedings
 from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Compare, Const, Name
+from seedlint.facts.model import MODULE_CODE, BoolOp, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.pickling import may_start_by_pickling
 from seedlint.rules.base import (
@@ -281,9 +281,37 @@ def _seeds_numpy_itself(project: Project, run) -> bool:
     flow = project.flow
     for reached in run.functions:
         for call in reached.frame.function.function.calls:
-            if flow.callee_names(call, reached.frame) & NUMPY_GLOBAL_SEEDERS:
+            if flow.callee_names(call, reached.frame) & NUMPY_GLOBAL_SEEDERS and not _for_one_item(reached, call):
                 return True
     return False
+
+
+def _for_one_item(reached, call) -> bool:
+    """The reseeding runs only when the worker serves one given item (``if index == 0:``
+    in ``__getitem__``, around it or around the call on the way): the worker that serves
+    it reseeds, the others keep the copied state."""
+    guarded = [(call.guards, reached.frame)]
+    while reached.via is not None:
+        guarded.append((reached.call.guards if reached.call is not None else (), reached.via.frame))
+        reached = reached.via
+    for guards, frame in guarded:
+        function = frame.function.function
+        if function.name not in ("__getitem__", "__getitems__") or len(function.params) < 2:
+            continue
+        index = function.params[1]
+        if any(expected and _tests_equal_to_a_constant(test, index) for test, expected in guards):
+            return True
+    return False
+
+
+def _tests_equal_to_a_constant(test, name: str) -> bool:
+    if isinstance(test, BoolOp) and test.op == "and":
+        return any(_tests_equal_to_a_constant(value, name) for value in test.values)
+    if not isinstance(test, Compare) or test.op != "==":
+        return False
+    sides = {type(test.left), type(test.right)}
+    named = any(isinstance(side, Name) and side.dotted == name for side in (test.left, test.right))
+    return named and Const in sides
 
 
 def _correct_seeder_in_module(project: Project, loader, frame) -> Optional[str]:
