@@ -164,3 +164,9 @@ def test_a_lambda_kept_only_when_a_count_option_is_zero_names_the_value_and_wher
     assert len(found) == 1
     assert "kept only when the program runs with `--random_crops 0`)" in found[0]
     assert "under the spawn start method (the default on Windows; Linux forks" in found[0]
+
+
+def test_of_two_lambdas_behind_an_option_test_the_one_the_defaults_keep_is_named(tmp_path):
+    found = messages(ROOT / "SDL006" / "lambda_named_is_the_one_the_defaults_keep", tmp_path)
+    assert len(found) == 1
+    assert "holding a lambda (extract_codes.py:32, and 1 more it may hold)" in found[0]

@@ -156,7 +156,11 @@ class UnpicklableWorkerCallable(Rule):
                 continue
             # One finding per dataset, at the callable it holds on every path if one does (a
             # transform list may hold others only under some options).
-            value, problem = min(held, key=lambda item: (_behind_a_test(item[0]), item[0].function.module.path, item[1].span.line))
+            # one the program's defaults keep first (the `else` arm of `if args.ten_crop:`)
+            value, problem = min(held, key=lambda item: (
+                bool(options_needed_by(project.flow, _tests_around(project, item[0]))), _behind_a_test(item[0]),
+                item[0].function.module.path, item[1].span.line,
+            ))
             holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
             more = f", and {len(held) - 1} more it may hold" if len(held) > 1 else ""
             flags = options_needed_by(project.flow, _tests_around(project, value))
