@@ -39,3 +39,19 @@ def test_set_epoch_on_another_sampler_leaves_this_one_repeating():
 def test_fixed_trainer_advances_the_iterated_sampler():
     first, second = run_trainer("set_epoch_on_another_sampler.fixed.py")
     assert len(first) == len(second) == 8 and first != second
+
+
+def test_the_guarded_fix_runs_where_the_sampler_is_a_random_sampler(tmp_path):
+    # fixtures/SDL009/sampler_distributed_or_random: one process uses a RandomSampler, which
+    # has no set_epoch; the fix calls it only where it exists.
+    import subprocess
+    import sys
+
+    script = FIXTURES / "sampler_distributed_or_random" / "train.fixed.py"
+    done = subprocess.run([sys.executable, str(script), "--epochs", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    unguarded = script.read_text().replace('        if hasattr(sampler, "set_epoch"):\n            sampler.set_epoch(epoch)',
+                                           "        sampler.set_epoch(epoch)")
+    (tmp_path / "unguarded.py").write_text(unguarded)
+    done = subprocess.run([sys.executable, "unguarded.py", "--epochs", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "AttributeError: 'RandomSampler' object has no attribute 'set_epoch'" in done.stderr

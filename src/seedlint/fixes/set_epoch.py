@@ -1,7 +1,9 @@
 """SDL009's fix: ``sampler.set_epoch(epoch)`` as the first statement of the epoch loop.
 
 A receiver spelled ``?name`` may be None (``sampler = DistributedSampler(d) if ddp else None``);
-its call is guarded with ``if name is not None:``.
+its call is guarded with ``if name is not None:``. One spelled ``~name`` may be a sampler
+without ``set_epoch`` (a ``RandomSampler`` when the run is not distributed); its call is
+guarded with ``if hasattr(name, "set_epoch"):``.
 """
 
 from __future__ import annotations
@@ -32,13 +34,15 @@ class _InsertSetEpoch(cst.CSTTransformer):
         present = "\n".join(self.module.code_for_node(statement) for statement in body)
         new = []
         for receiver in receivers:
-            guarded = receiver.startswith("?")
-            receiver = receiver.lstrip("?")
+            guard = receiver[0] if receiver[0] in "?~" else ""
+            receiver = receiver.lstrip("?~")
             if f"{receiver}.set_epoch(" in present:
                 continue
             text = f"{receiver}.set_epoch({epoch})"
-            if guarded:
+            if guard == "?":
                 text = f"if {receiver} is not None:\n{self.module.default_indent}{text}"
+            elif guard == "~":
+                text = f'if hasattr({receiver}, "set_epoch"):\n{self.module.default_indent}{text}'
             new.append(cst.parse_statement(text + "\n", self.module.config_for_parsing))
         if not new:
             return updated_node

@@ -195,7 +195,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             if receiver is None:
                 return None
             values = project.loaders.argument(obj.loader, "sampler", obj.frame).values
-            if NONE in values:
+            if any(value != NONE and not _has_set_epoch(project, value) for value in values):
+                receiver = "~" + receiver  # a RandomSampler in single-process runs has no set_epoch
+            elif NONE in values:
                 receiver = "?" + receiver
             if receiver not in receivers:
                 receivers.append(receiver)
@@ -363,6 +365,16 @@ def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = Fal
             return True
         if not isinstance(receiver, Instance):
             return True
+    return False
+
+
+def _has_set_epoch(project: Project, value) -> bool:
+    """A sampler known to have ``set_epoch``: torch's DistributedSampler, or a project class
+    that defines or inherits one."""
+    if isinstance(value, ExternalInstance):
+        return value.qualified in DISTRIBUTED_SAMPLERS
+    if isinstance(value, Instance):
+        return project.index.method(value.cls, "set_epoch") is not None or project.index.is_subclass(value.cls, DISTRIBUTED_SAMPLERS)
     return False
 
 
