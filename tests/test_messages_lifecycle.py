@@ -170,3 +170,11 @@ def test_of_two_lambdas_behind_an_option_test_the_one_the_defaults_keep_is_named
     found = messages(ROOT / "SDL006" / "lambda_named_is_the_one_the_defaults_keep", tmp_path)
     assert len(found) == 1
     assert "holding a lambda (extract_codes.py:32, and 1 more it may hold)" in found[0]
+
+
+def test_a_lambda_a_helper_makes_for_one_value_names_the_value_the_holding_dataset_needs(tmp_path):
+    # build_transform(prep) is also called by translate.py, whose default is "no_resize"; the
+    # dataset's own call passes `--train_prep`, whose default keeps no lambda.
+    found = messages(ROOT / "SDL006" / "lambda_kept_by_the_dataset_only_for_one_option_value", tmp_path)
+    assert len(found) == 1
+    assert "holding a lambda (data.py:15, kept only when the program runs with `--train_prep no_resize`)" in found[0]

@@ -8,7 +8,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 from seedlint.analysis.draw_conditions import options_needed_by
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.loops import contains
-from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj
+from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj, Instance
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
@@ -158,12 +158,12 @@ class UnpicklableWorkerCallable(Rule):
             # transform list may hold others only under some options).
             # one the program's defaults keep first (the `else` arm of `if args.ten_crop:`)
             value, problem = min(held, key=lambda item: (
-                bool(options_needed_by(project.flow, _tests_around(project, item[0]))), _behind_a_test(item[0]),
+                bool(_options_keeping(project, item[0], held_by)), _behind_a_test(item[0]),
                 item[0].function.module.path, item[1].span.line,
             ))
             holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
             more = f", and {len(held) - 1} more it may hold" if len(held) > 1 else ""
-            flags = options_needed_by(project.flow, _tests_around(project, value))
+            flags = _options_keeping(project, value, held_by)
             only = f", kept only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)}" if flags else ""
             what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)}{more}{only})"
             yield replace(problem, what=what, fixable=False), "dataset"
@@ -188,15 +188,39 @@ class UnpicklableWorkerCallable(Rule):
         return self.report(problem.module, problem.span, message, fix, severity, evidence=evidence)
 
 
-def _tests_around(project: Project, value: FunctionObj) -> List[Tuple[tuple, Frame]]:
-    """The ``if`` tests around the statement that makes the function, in the frame of the
-    function that makes it (every caller's arguments)."""
+def _options_keeping(project: Project, value: FunctionObj, holder=None) -> Tuple[str, ...]:
+    """The options without which the statement that makes the function does not run: its
+    ``if`` tests decided with every caller's arguments, or, when every call of the function
+    that makes it is known, with each call's; the calls the holding dataset's own methods
+    make when there are such (``self.T = build_transform(image_prep)`` keeps the lambda
+    only for ``--train_img_prep no_resize``)."""
     module, function = value.function.module, value.function.function
     parent = module.functions.get(function.qualname.rsplit(".<", 1)[0]) if "." in function.qualname else None
     if parent is None:
-        return []
-    frame = project.flow.function_frame(module, parent)
-    return [(call.guards, frame) for call in parent.calls if contains(call.span, function.span) and call.guards]
+        return ()
+    flow = project.flow
+    frame = flow.function_frame(module, parent)
+    guards = [call.guards for call in parent.calls if contains(call.span, function.span) and call.guards]
+    if not guards:
+        return ()
+    flags = options_needed_by(flow, [(each, frame) for each in guards])
+    if flags:
+        return flags
+    sites, complete = flow.callsites.of(frame)
+    if not complete or not sites:
+        return ()
+    owner = holder.cls.cls.qualname + "." if isinstance(holder, Instance) else None
+    own = [site for site in sites if owner and site.frame.module.path == holder.cls.module.path
+           and site.frame.function.function.qualname.startswith(owner)]
+    sites = own or sites
+    found: List[str] = []
+    for site in sites[:16]:
+        called = flow.frame(frame.function, frame.receiver, site)
+        needed = options_needed_by(flow, [(each, called) for each in guards])
+        if not needed:
+            return ()  # some call keeps it with the defaults
+        found += [flag for flag in needed if flag not in found]
+    return tuple(found)
 
 
 def _behind_a_test(value: FunctionObj) -> bool:
