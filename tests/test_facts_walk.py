@@ -123,7 +123,7 @@ def test_awkward_syntax_matches_the_reference(text):
 def test_callbacks_come_in_libcst_traversal_order():
     """Every node type the collector handles is entered and left where libcst's own
     visitor would enter and leave it."""
-    text = "".join(AWKWARD.values()) + "".join(p.read_text(encoding="utf-8") for p in FIXTURES)
+    text = "".join(AWKWARD.values()) + "".join(legacy_names.parseable(p.read_text(encoding="utf-8"))[0] for p in FIXTURES)
     module = cst.parse_module(text)
     collector = _Collector("pkg.mod", "mod.py", False)
     kinds = set(handlers(collector, "visit_")) | set(handlers(collector, "leave_"))
