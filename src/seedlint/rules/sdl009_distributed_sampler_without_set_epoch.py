@@ -10,7 +10,7 @@ from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
 from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, Site
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import EXCEPT, MODULE_CODE, Name
+from seedlint.facts.model import EXCEPT, MODULE_CODE, Compare, Name, Not
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "insert-set-epoch"
@@ -380,16 +380,32 @@ def _has_set_epoch(project: Project, value) -> bool:
 
 def _may_run(project: Project, call, frame) -> bool:
     """The call's ``if`` tests may hold: in the frame, or, when it is the function's frame
-    for any caller, for one of the calls that all of its callers make."""
+    for any caller, those that test the receiver itself (``if sampler is not None:``) for
+    one of the calls that all of its callers make. A test of something else (``if
+    config.distributed``) is left undecided: it usually decides whether the sampler is a
+    DistributedSampler at all."""
     flow = project.flow
     if not flow.guards_may_hold(call.guards, frame):
         return False
-    if not call.guards or frame.site is not None:
+    root = call.func.dotted.split(".")[0] if isinstance(call.func, Name) else None
+    own = tuple((test, expected) for test, expected in call.guards if root and _tests_name(test, root))
+    if not own or frame.site is not None:
         return True
     sites, complete = flow.callsites.of(frame)
     if not complete or not sites:
         return True
-    return any(flow.guards_may_hold(call.guards, flow.frame(frame.function, frame.receiver, site)) for site in sites[:16])
+    return any(flow.guards_may_hold(own, flow.frame(frame.function, frame.receiver, site)) for site in sites[:16])
+
+
+def _tests_name(test, name: str) -> bool:
+    """``name``, ``not name``, or ``name is (not) None`` / ``name == x``."""
+    if isinstance(test, Not):
+        return _tests_name(test.value, name)
+    if isinstance(test, Name):
+        return test.dotted == name
+    if isinstance(test, Compare):
+        return any(isinstance(side, Name) and side.dotted == name for side in (test.left, test.right))
+    return False
 
 
 def _rebuilt_each_iteration(epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
