@@ -7,9 +7,9 @@ import os
 from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.callsites import spelled
+from seedlint.analysis.draw_conditions import exclusive
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.reach import reachable
-from seedlint.analysis.draw_conditions import exclusive
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name

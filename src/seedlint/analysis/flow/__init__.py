@@ -95,10 +95,10 @@ from seedlint.analysis.flow.shared import (
 __all__ = ["ValueFlow", "union"]
 
 MAX_STATIC_KEYS = 32
+"""Constant keys one item assignment is told apart by; more, and it may write any key."""
 MAX_EVALUATIONS = 60_000
 """Fresh evaluations one outermost question may cause (the panel's largest need about
 20,000, diffusers'); beyond it the rest is unknown and ``SEEDLINT_TIMINGS`` says so."""
-"""Constant keys one item assignment is told apart by; more, and it may write any key."""
 
 
 class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMixin, AttributesMixin, ContainersMixin, TruthMixin, ProcessGroupMixin, QuestionsMixin):
