@@ -68,21 +68,14 @@ def parse_error(path: str, error: Exception, text: Optional[str] = None) -> Inpu
 
 
 def _parse_facts(job: Tuple[str, str, str, bool]) -> Union[ModuleFacts, InputError]:
-    import libcst as cst
-
     from seedlint.facts.collector import collect_facts
 
     path, text, name, is_package = job
     try:
         with timing.phase("parse"):
-            try:
-                module = cst.parse_module(text)
-            except cst.ParserSyntaxError:
-                legacy = legacy_names.substitute(text)
-                if legacy is None:
-                    raise
-                module = cst.parse_module(legacy.text)  # x.cuda(async=True): Python 3.6 code
-                text = legacy.text
+            module, legacy = legacy_names.parsed(text)
+            if legacy is not None:
+                text = legacy.text  # x.cuda(async=True): Python 3.6 code
     except Exception as error:  # ParserSyntaxError, and RecursionError on pathological nesting
         return parse_error(path, error, job[1])
     try:
@@ -403,8 +396,6 @@ class Engine:
 
     def fix(self, paths: Iterable[str], overrides: Optional[Dict[str, str]] = None, targets: Optional[List[Target]] = None) -> Result:
         """Compute fixes to a fixed point; the caller decides whether to write them."""
-        import libcst as cst
-
         from seedlint.fixes import apply_fixes
 
         given = targets if targets is not None else list(discover(paths, self.settings))
@@ -443,9 +434,8 @@ class Engine:
                 text = overrides.get(absolute, original.text)
                 try:
                     new = apply_fixes(text, fixes, self.settings.line_length)
-                    checked, _ = legacy_names.parseable(new)
-                    compile(checked, shown, "exec", dont_inherit=True)
-                    cst.parse_module(checked)
+                    checked, _ = legacy_names.parsed(new)
+                    compile(checked.code, shown, "exec", dont_inherit=True)
                 except Exception as error:
                     broken.add(shown)
                     result.errors.append(InputError(shown, f"internal error while fixing, file left unchanged: {error!r}"))

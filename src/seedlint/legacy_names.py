@@ -13,7 +13,10 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 STAND_INS = {"async": ("ASYNC", "Async", "aSYNC", "asYNC"), "await": ("AWAIT", "Await", "aWAIT", "awAIT")}
 """Same-length identifiers, one of which a module does not contain."""
@@ -56,14 +59,25 @@ def substitute(text: str) -> Optional[LegacyText]:
 def parseable(text: str) -> Tuple[str, Optional[LegacyText]]:
     """The text libcst should parse: the text itself, or its stand-in form when only the
     3.6 names keep it from parsing."""
+    try:
+        _, legacy = parsed(text)
+    except Exception:
+        return text, None
+    return (legacy.text, legacy) if legacy is not None else (text, None)
+
+
+def parsed(text: str) -> Tuple["cst.Module", Optional[LegacyText]]:
+    """The text parsed by libcst, in its stand-in form when only the 3.6 names keep it from
+    parsing; raises libcst's error when neither form parses."""
     import libcst as cst
 
     try:
-        cst.parse_module(text)
-        return text, None
-    except Exception:
+        return cst.parse_module(text), None
+    except cst.ParserSyntaxError:
         legacy = substitute(text)
-        return (legacy.text, legacy) if legacy is not None else (text, None)
+        if legacy is None:
+            raise
+        return cst.parse_module(legacy.text), legacy
 
 
 def _name_uses(text: str) -> List[Tuple[str, int, int]]:

@@ -61,8 +61,9 @@ def apply_fixes(text: str, fixes: List[Fix], line_length: int = DEFAULT_LINE_LEN
         return text
     kind = sorted(f.kind for f in fixes)[0]
     original = text
-    text, legacy = legacy_names.parseable(text)
-    module = cst.parse_module(text)
+    module, legacy = legacy_names.parsed(text)
+    if legacy is not None:
+        text = legacy.text
     fixed = FIXERS[kind](module, [f for f in fixes if f.kind == kind])
     if fixed.code == text:
         return original

@@ -206,16 +206,14 @@ def _options_keeping(project: Project, value: FunctionObj, holder=None) -> Tuple
     flags = options_needed_by(flow, [(each, frame) for each in guards])
     if flags:
         return flags
-    sites, complete = flow.callsites.of(frame)
-    if not complete or not sites:
+    calls, complete = flow.frames_per_call(frame)
+    if not complete or not calls:
         return ()
     owner = holder.cls.cls.qualname + "." if isinstance(holder, Instance) else None
-    own = [site for site in sites if owner and site.frame.module.path == holder.cls.module.path
+    own = [(site, called) for site, called in calls if owner and site.frame.module.path == holder.cls.module.path
            and site.frame.function.function.qualname.startswith(owner)]
-    sites = own or sites
     found: List[str] = []
-    for site in sites[:16]:
-        called = flow.frame(frame.function, frame.receiver, site)
+    for _, called in own or calls:
         needed = options_needed_by(flow, [(each, called) for each in guards])
         if not needed:
             return ()  # some call keeps it with the defaults

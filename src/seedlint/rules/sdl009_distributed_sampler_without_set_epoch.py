@@ -391,10 +391,10 @@ def _may_run(project: Project, call, frame) -> bool:
     own = tuple((test, expected) for test, expected in call.guards if root and _tests_name(test, root))
     if not own or frame.site is not None:
         return True
-    sites, complete = flow.callsites.of(frame)
-    if not complete or not sites:
+    calls, complete = flow.frames_per_call(frame)
+    if not complete or not calls:
         return True
-    return any(flow.guards_may_hold(own, flow.frame(frame.function, frame.receiver, site)) for site in sites[:16])
+    return any(flow.guards_may_hold(own, called) for _, called in calls)
 
 
 def _tests_name(test, name: str) -> bool:

@@ -5,7 +5,7 @@ or of the subclass's ``super().__init__(...)``. Contexts are bounded by ``MAX_CO
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from seedlint import timing
 from seedlint.analysis.index import FunctionRef
@@ -35,6 +35,15 @@ class FramesMixin:
         if found is None:
             found = self._frames[key] = Frame(function, receiver, site)
         return found
+
+    def frames_per_call(self, frame: Frame, most: int = 16) -> Tuple[List[Tuple[Site, Frame]], bool]:
+        """For each known call of the frame's function (the first ``most``), the call and the
+        frame the function runs in for it; and whether every call is known. A guard decided
+        in each such frame is decided for every caller the search found."""
+        sites, complete = self.callsites.of(frame)
+        if len(sites) > most:
+            timing.limit_hit("calls decided one by one")
+        return [(site, self.frame(frame.function, frame.receiver, site)) for site in sites[:most]], complete
 
     def module_frame(self, module: ModuleFacts) -> Frame:
         return self.frame(FunctionRef(module, module.module_code))
