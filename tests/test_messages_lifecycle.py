@@ -178,3 +178,9 @@ def test_a_lambda_a_helper_makes_for_one_value_names_the_value_the_holding_datas
     found = messages(ROOT / "SDL006" / "lambda_kept_by_the_dataset_only_for_one_option_value", tmp_path)
     assert len(found) == 1
     assert "holding a lambda (data.py:15, kept only when the program runs with `--train_prep no_resize`)" in found[0]
+
+
+def test_a_dataset_a_name_picks_is_named_as_the_subclass_not_the_base_it_inherits_getitem_from(tmp_path):
+    found = messages(ROOT / "SDL001" / "dataset_picked_by_name_inherits_the_drawing_getitem", tmp_path)
+    assert len(found) == 1
+    assert "reached from `HighwayScenes`" in found[0] and "DrivingScenes" not in found[0]

@@ -169,9 +169,13 @@ class NumpyGlobalRngInWorkers(Rule):
     @staticmethod
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
         """The draw most sure to run: one the program's defaults run, then fewest ``if``s on
-        the way, then fewest calls, then the first in the source."""
+        the way, then fewest calls, then the first in the source; of the datasets that reach
+        it, one that is not a base class of another (the concrete class a name picks, not
+        the base it inherits ``__getitem__`` from)."""
         found = []
+        instances = list(instances)
         for instance in instances:
+            based_on = _base_of_another(project, instance, instances)
             run = project.workers.of(instance)
             if _seeds_numpy_itself(project, run):
                 continue
@@ -180,11 +184,23 @@ class NumpyGlobalRngInWorkers(Rule):
                     guards, hops = _on_the_way(draw)
                     span = draw.call.span
                     needs = bool(options_needed(project.flow, draw))
-                    found.append(((needs, guards, hops, draw.reached.function.module.path, span.line, span.col), instance, draw))
+                    key = (needs, guards, hops, draw.reached.function.module.path, span.line, span.col, based_on)
+                    found.append((key, instance, draw))
         if not found:
             return None
         _, instance, draw = min(found, key=lambda item: item[0])
         return instance, draw
+
+
+def _base_of_another(project: Project, instance, instances) -> bool:
+    """Another of the datasets is an instance of a subclass of this one's class."""
+    if not isinstance(instance, Instance):
+        return False
+    return any(
+        isinstance(other, Instance) and other.cls.key != instance.cls.key
+        and any(base.key == instance.cls.key for base in project.index.mro(other.cls))
+        for other in instances
+    )
 
 
 def _draw_condition(project: Project, draw: Draw) -> str:
