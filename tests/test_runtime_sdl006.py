@@ -48,3 +48,23 @@ def test_a_dataset_holding_a_local_function_cannot_start_spawned_workers(tmp_pat
     loader = module.make_loader(clips, 8, workers=2)
     loader.multiprocessing_context = "fork"
     assert next(iter(loader)).shape == (4, 3, 2, 8, 8), "forked workers inherit the function instead"
+
+
+def test_monai_thread_loader_starts_spawned_worker_processes_but_not_threads(tmp_path, monkeypatch):
+    """MONAI's ThreadDataLoader starts its loader's iterator, and so its worker processes, in
+    the caller (only the batches are read in a thread): the dataset is pickled for spawned
+    workers there. With ``use_thread_workers=True`` the workers are threads: nothing is pickled."""
+    pytest.importorskip("monai")
+    import numpy as np
+
+    volumes = [np.ones((2, 4, 4), dtype=np.float32) * i for i in range(8)]
+    for fixture, name in (("monai_thread_loader_dataset_holds_a_lambda", "sdl006_thread_procs"),
+                          ("clean_monai_thread_loader_with_thread_workers", "sdl006_thread_threads")):
+        shutil.copy(FIXTURES / fixture / "train.py", tmp_path / f"{name}.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loader = importlib.import_module("sdl006_thread_procs").make_loader(volumes, 2)
+    loader.multiprocessing_context = "spawn"
+    with pytest.raises((pickle.PicklingError, AttributeError), match="make_loader.<locals>.<lambda>"):
+        next(iter(loader))
+    loader = importlib.import_module("sdl006_thread_threads").make_loader(volumes, 2)
+    assert sum(len(batch) for batch in loader) == 8

@@ -40,7 +40,7 @@ from seedlint.analysis.objects import (
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, ModuleFacts, Name, Value
 from seedlint.analysis.library_loops import loop_argument, loop_of
 from seedlint.knowledge.library_loaders import library_loop
-from seedlint.knowledge.library_rngs import LIBRARY_LOADERS, TORCH_SIGNATURE
+from seedlint.knowledge.library_rngs import LIBRARY_LOADERS, THREAD_WORKER_SWITCHES, TORCH_SIGNATURE
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TORCH_POSITIONS = TORCH_SIGNATURE
@@ -390,7 +390,14 @@ class Loaders:
     def workers(self, loader: LoaderCall, frame: Frame) -> Workers:
         """The counts the loader may start with. A command-line option counts as its default
         and the values the project's documented commands pass it (``documented_commands``);
-        when only some other value of the option would start workers, ``option`` names it."""
+        when only some other value of the option would start workers, ``option`` names it.
+        A library loader whose workers are certainly threads (``use_thread_workers=True``)
+        starts no worker processes."""
+        switch = THREAD_WORKER_SWITCHES.get(loader.library)
+        if switch is not None:
+            threads = self.argument(loader, switch, frame).values
+            if threads and all(isinstance(v, Constant) and v.value for v in threads):
+                return Workers((0,), False)
         values = self.argument(loader, "num_workers", frame).values
         free = [v for v in ordered(values) if isinstance(v, FromCommandLine)]
         known = frozenset(v for v in values if not isinstance(v, FromCommandLine))

@@ -32,10 +32,22 @@ from typing import FrozenSet, Optional, Tuple
 MONAI_LOADERS = {
     "monai.data.DataLoader": {"dataset": 0, "num_workers": 1},
     "monai.data.dataloader.DataLoader": {"dataset": 0, "num_workers": 1},
+    "monai.data.ThreadDataLoader": {"dataset": 0},
+    "monai.data.thread_buffer.ThreadDataLoader": {"dataset": 0},
 }
-"""MONAI's subclass of torch's DataLoader, with the positions of its own signature
-(``DataLoader(dataset, num_workers=0, **kwargs)``); its default ``worker_init_fn``
-reseeds MONAI's transforms."""
+"""MONAI's subclasses of torch's DataLoader, with the positions of their own signatures
+(``DataLoader(dataset, num_workers=0, **kwargs)``; ``ThreadDataLoader(dataset, buffer_size,
+buffer_timeout, repeats, use_thread_workers, **kwargs)`` passes ``**kwargs`` to it); their
+default ``worker_init_fn`` reseeds MONAI's transforms. ``ThreadDataLoader`` reads its
+loader's batches in a thread, but starts the loader's iterator (and so its worker
+processes) in the caller (``monai/data/thread_buffer.py``, MONAI 1.6.1)."""
+THREAD_WORKER_SWITCHES = {
+    "monai.data.ThreadDataLoader": "use_thread_workers",
+    "monai.data.thread_buffer.ThreadDataLoader": "use_thread_workers",
+}
+"""Library loaders whose keyword, when true, makes their workers threads of the main process
+(MONAI 1.6.1 ``ThreadDataLoader``: a ``multiprocessing_context`` whose processes are
+threads): nothing is copied or pickled into them."""
 TORCH_SIGNATURE = {
     "dataset": 0, "batch_size": 1, "shuffle": 2, "sampler": 3, "batch_sampler": 4, "num_workers": 5,
     "collate_fn": 6, "pin_memory": 7, "drop_last": 8, "timeout": 9, "worker_init_fn": 10,
