@@ -184,3 +184,20 @@ def test_a_dataset_a_name_picks_is_named_as_the_subclass_not_the_base_it_inherit
     found = messages(ROOT / "SDL001" / "dataset_picked_by_name_inherits_the_drawing_getitem", tmp_path)
     assert len(found) == 1
     assert "reached from `HighwayScenes`" in found[0] and "DrivingScenes" not in found[0]
+
+
+def test_a_library_transform_that_draws_in_old_releases_is_named_with_the_releases_and_the_option_building_it(tmp_path):
+    # `hard=args.augmentations == "hard"` is passed down to the builder's `if hard:` as a parameter.
+    found = messages(ROOT / "SDL001" / "albumentations_0x_transform_drawing_from_numpy", tmp_path)
+    assert len(found) == 1
+    assert "(`A.MultiplicativeNoise` (as albumentations <1.2 does) in `BuildingTiles.__getitem__`, dataset.py:22," in found[0]
+    assert found[0].endswith("(the draw runs only when the program runs with `--augmentations hard`)")
+
+
+def test_a_library_range_that_includes_unaffected_releases_is_stated_as_declared(tmp_path):
+    found = messages(ROOT / "SDL011" / "albumentations_declared_with_releases_before_the_generators", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith("keep these generators; the project allows albumentations >=1.3)")
+    (tmp_path / "undeclared").mkdir()
+    found = messages(ROOT / "SDL011" / "albumentations_undeclared.py", tmp_path / "undeclared")
+    assert len(found) == 1 and found[0].endswith("; the project declares no version)")

@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence, Tuple
 from seedlint.analysis.objects import Constant, Frame, FromCommandLine, Instance, OptionConstant, Values
 from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of, combined_truth
 from seedlint.analysis.workers import Draw, Reached
-from seedlint.facts.model import BoolOp, Compare, Guard, Not, Value
+from seedlint.facts.model import BoolOp, Compare, Guard, Name, Not, Value
 
 
 def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
@@ -41,8 +41,12 @@ def options_needed_by(flow, tests: Sequence[Tuple[Sequence[Guard], Frame]]) -> T
 def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:
     """The ``if``s around the draw, around each call on the way to it, and around the
     construction of each project object whose method runs on the way (a
-    ``RandomCropLongEdge()`` built only under ``if augment:``)."""
+    ``RandomCropLongEdge()`` built only under ``if augment:``), and around the construction
+    of the library object that draws (``steps.append(A.MultiplicativeNoise())`` under
+    ``if hard:``)."""
     found = [(draw.call.guards, draw.reached.frame)]
+    if draw.held is not None:
+        found.append((draw.held.site.call.guards, draw.held.site.frame))
     built: List[int] = []
     reached: Optional[Reached] = draw.reached
     while reached is not None:
@@ -61,8 +65,31 @@ def _defaults(values: Values) -> Values:
     return frozenset(obj for obj in values if not isinstance(obj, (OptionConstant, FromCommandLine)))
 
 
+def _passed_test(flow, test: Value, frame: Frame, hops: int = 0) -> Tuple[Value, Frame]:
+    """A parameter tested as it is (``if hard:``) stands for the one expression every call
+    passes for it (``hard=args.augmentations == "hard"``), in the caller's frame: a
+    comparison whose truth the value flow does not compute, but its operands it can."""
+    if hops >= MAX_PASSED_HOPS or not isinstance(test, Name) or "." in test.dotted:
+        return test, frame
+    if test.dotted not in frame.function.function.params:
+        return test, frame
+    expressions, complete = flow.parameter_expressions(frame, test.dotted)
+    if not complete or len(expressions) != 1:
+        return test, frame
+    passed, caller = expressions[0]
+    if isinstance(passed, (Compare, BoolOp, Not)):
+        return passed, caller
+    return _passed_test(flow, passed, caller, hops + 1) if isinstance(passed, Name) else (test, frame)
+
+
+MAX_PASSED_HOPS = 8
+"""Parameters followed up through the calls that pass one on (``hard`` -> ``hard`` -> a
+comparison); a guard against pathological code, not a limit real code reaches."""
+
+
 def _default_truth(flow, test: Value, frame: Frame) -> Optional[bool]:
     """The test's truth with every command-line option at its default, when decided."""
+    test, frame = _passed_test(flow, test, frame)
     if isinstance(test, Not):
         inner = _default_truth(flow, test.value, frame)
         return None if inner is None else not inner
@@ -85,6 +112,7 @@ def _default_truth(flow, test: Value, frame: Frame) -> Optional[bool]:
 def _options_read(flow, test: Value, frame: Frame, expected: bool = False) -> List[str]:
     """The flags of the options whose command-line values the test reads, with the value an
     ``==`` test that must hold asks for (``--frame_order 2``)."""
+    test, frame = _passed_test(flow, test, frame)
     if isinstance(test, Not):
         return _options_read(flow, test.value, frame)
     if isinstance(test, BoolOp):

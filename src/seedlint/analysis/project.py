@@ -33,6 +33,11 @@ from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resol
 from seedlint.versions.model import declared_linux
 
 
+MAX_PROGRAM_MODULES = 400
+"""Project modules one program's imports are followed into for the APIs they use; a guard
+against pathological projects (a real training program loads far fewer)."""
+
+
 class Project:
     """The checked modules plus everything needed to reason across them."""
 
@@ -129,29 +134,37 @@ class Project:
         return found
 
     def _program_api_uses(self, path: str) -> List[Tuple[str, str, int]]:
+        """The watched-API uses of a file and of the project modules its imports load, and
+        theirs in turn (``from isegm.utils.exp_imports.default import *`` reaches the
+        transforms module that calls ``albumentations.augmentations.functional.resize``)."""
         module = self.index.modules.get(path) or self.index.load_file(path)
         if module is None:
             return []
         programs = [module]
         seen = {module.path}
-        for target in module.imports.values():
-            imported = self._imported_module(module, target)
-            if imported is None or imported.path in seen:
-                continue
-            seen.add(imported.path)
-            programs.append(imported)
-            if os.path.basename(imported.path) != "__init__.py" or target != imported.name:
-                continue
-            # ``import pkg.distributed``: its names are what its __init__ re-exports from its own
-            # modules (one level, and not through further packages: ``import kornia`` would
-            # otherwise read the whole library).
-            for inner in imported.imports.values():
-                if not inner.startswith(imported.name + "."):
+        queue = [module]
+        while queue and len(programs) < MAX_PROGRAM_MODULES:
+            importer = queue.pop(0)
+            for target in (*importer.imports.values(), *importer.star_imports):
+                imported = self._imported_module(importer, target)
+                if imported is None or imported.path in seen:
                     continue
-                reexported = self._imported_module(imported, inner)
-                if reexported is not None and reexported.path not in seen and os.path.basename(reexported.path) != "__init__.py":
-                    seen.add(reexported.path)
-                    programs.append(reexported)
+                seen.add(imported.path)
+                programs.append(imported)
+                queue.append(imported)
+                if os.path.basename(imported.path) != "__init__.py" or target != imported.name:
+                    continue
+                # ``import pkg.distributed``: its names are what its __init__ re-exports from its
+                # own modules (one level, and not through further packages: ``import kornia``
+                # would otherwise read the whole library).
+                for inner in imported.imports.values():
+                    if not inner.startswith(imported.name + "."):
+                        continue
+                    reexported = self._imported_module(imported, inner)
+                    if reexported is not None and reexported.path not in seen and os.path.basename(reexported.path) != "__init__.py":
+                        seen.add(reexported.path)
+                        programs.append(reexported)
+                        queue.append(reexported)
         return [
             (api, self.settings.relative(other.path), line) for other in programs for api, line in getattr(other, "api_uses", ())
         ]

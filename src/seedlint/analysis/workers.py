@@ -33,6 +33,7 @@ from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_hooks import called_hooks
 from seedlint.knowledge.kept_callables import CALLED_BY_LIBRARY_GETITEM, library_dataset
 from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
+from seedlint.versions import range_from_specifiers
 from seedlint.rng import (
     RNG_OBJECT,
     RNG_OBJECT_CONSTRUCTORS,
@@ -76,10 +77,14 @@ class Draw:
     """rng.NUMPY, rng.PYTHON_RANDOM, rng.TORCH, or rng.RNG_OBJECT."""
     rng: Optional[ExternalInstance] = None
     """For RNG_OBJECT: the object drawn from."""
+    held: Optional[ExternalInstance] = None
+    """The library object that draws when the call runs it (``RandomResizedCrop(224)`` in
+    the ``Compose`` that ``self.transform(image)`` calls)."""
 
     @property
     def spelled(self) -> str:
-        return self.call.func.dotted if isinstance(self.call.func, Name) else "..."
+        call = self.held.site.call if self.held is not None else self.call
+        return call.func.dotted if isinstance(call.func, Name) else "..."
 
     @property
     def on_error_path(self) -> bool:
@@ -172,7 +177,7 @@ class WorkerCode:
             for held in self._run_by_library_getitem(instance):
                 for held_frame in self._frames_of(held):
                     add(held_frame, None)
-                stream = _draws_when_called(held)
+                stream = self._draws_when_called(held)
                 if stream:
                     draws.append(Draw(Reached(held.site.frame), held.site.call, stream))
         elif isinstance(instance, FunctionObj):  # a callable the worker runs: a collate_fn
@@ -187,7 +192,7 @@ class WorkerCode:
             for held in ordered(self.flow.held_callables(instance.site.call, instance.site.frame)):
                 for held_frame in self._frames_of(held):
                     add(held_frame, None)
-                stream = _draws_when_called(held)
+                stream = self._draws_when_called(held)
                 if stream:  # ImageFolder(root, transform=Compose([RandomResizedCrop(224), ...]))
                     draws.append(Draw(Reached(held.site.frame), held.site.call, stream))
             for holder in self._library_objects_passed(instance.site.call, instance.site.frame):
@@ -211,9 +216,9 @@ class WorkerCode:
                 for held in self._held(call, frame, callees):
                     for held_frame in self._frames_of(held):
                         add(held_frame, current, call)
-                    stream = _draws_when_called(held)
+                    stream = self._draws_when_called(held)
                     if stream:  # self.transform(image), a Compose holding RandomResizedCrop(224)
-                        draws.append(Draw(current, call, stream))
+                        draws.append(Draw(current, call, stream, held=held))
                 draws.extend(self._draws(current, call, callees, reseeded))
                 for callee in callees:
                     library_draws.extend(self._library_run(current, call, callee, libraries_reseeded, reseeded_if_forked))
@@ -379,6 +384,20 @@ class WorkerCode:
             return frames
         return []
 
+    def _draws_when_called(self, obj: Obj) -> str:
+        """The global RNG a library object draws from when called (held in a pipeline that
+        calls it, or called itself): for an object that draws so only in some releases, when
+        every release the project's declarations allow is one of them (an install takes the
+        newest release allowed; a project that declares none gets the latest)."""
+        if not isinstance(obj, ExternalInstance):
+            return ""
+        stream = global_draws.called_object_stream(obj.qualified)
+        entry = global_draws.versioned_draw(obj.qualified) if not stream else None
+        if entry is None:
+            return stream
+        declared = self.project.settings_for(obj.site.frame.module.path).library_version(entry.package)
+        return entry.stream if declared.declared and declared.within(range_from_specifiers(entry.versions)) else ""
+
     def _global_rng_got(self, receiver: Obj) -> bool:
         """``check_random_state()``, or given a seed that is None: NumPy's global RNG itself."""
         if not isinstance(receiver, ExternalInstance) or not global_draws.getter_stream(receiver.qualified):
@@ -401,9 +420,11 @@ class WorkerCode:
                     if stream:
                         found.append(Draw(current, call, stream))
             elif isinstance(callee, ExternalInstance):
-                stream = global_stream(callee.qualified) or global_draws.called_object_stream(callee.qualified)
+                stream = global_stream(callee.qualified)
                 if stream:
                     found.append(Draw(current, call, stream))
+                elif self._draws_when_called(callee):
+                    found.append(Draw(current, call, self._draws_when_called(callee), held=callee))
             elif isinstance(callee, MethodOf) and self._global_rng_got(callee.receiver):
                 stream = global_draws.getter_stream(callee.receiver.qualified)
                 if callee.name in RNG_OBJECT_DRAW_METHODS["numpy-randomstate"]:
@@ -437,9 +458,6 @@ class WorkerCode:
                 reassigned.add((frame.receiver.cls.key, assign.target[len(prefix):]))
 
 
-def _draws_when_called(obj: Obj) -> str:
-    """The global RNG a library object held in a pipeline draws from when the pipeline calls it."""
-    return global_draws.called_object_stream(obj.qualified) if isinstance(obj, ExternalInstance) else ""
 
 
 def _resampling_calls(frame: Frame) -> Set[int]:

@@ -11,8 +11,9 @@ Sources: the PyTorch release notes of the release named (and the docs' "New in v
 the Lightning changelog (``src/lightning/pytorch/CHANGELOG.md``: 2.0.0's "Removed" section
 lists ``LightningLite``, ``Trainer.from_argparse_args`` and ``replace_sampler_ddp``), and for
 albumentations the module contents of its released wheels (0.5.2, 1.0.0, 1.3.1, 1.4.0 compared:
-1.0.0 moved the geometric transforms to ``albumentations.augmentations.geometric``, 1.4.0
-removed ``RandomBrightness``/``RandomContrast``); for imgaug, its source at 0.4.0, its last release.
+1.0.0 moved the geometric transforms and functions to ``albumentations.augmentations.geometric``,
+1.4.0 removed ``RandomBrightness``/``RandomContrast``, and the tags 1.4.3 and 1.4.4 of its
+repository show ``to_tuple`` leaving ``core.transforms_interface``); for imgaug, its source at 0.4.0, its last release.
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ API_ERAS: Tuple[ApiEra, ...] = (
            "imgaug's last release, 0.4.0, reads `np.sctypes` when imported (imgaug/imgaug.py: NP_FLOAT_TYPES), "
            "which NumPy 2.0 removed (NumPy 2.0.0 release notes, expired attributes)",
            unless_written="numpy.sctypes"),
+    ApiEra("albumentations.augmentations.functional.resize", "albumentations", "<1.0",
+           "albumentations 1.0.0 wheel: resize lives in augmentations.geometric.functional; 0.5.2's augmentations.functional has it"),
+    ApiEra("albumentations.core.transforms_interface.to_tuple", "albumentations", "<1.4.4",
+           "albumentations tags 1.4.3 and 1.4.4: core/transforms_interface.py defines to_tuple up to 1.4.3, not from 1.4.4"),
     ApiEra("albumentations.augmentations.transforms.RandomBrightness", "albumentations", "<1.4",
            "albumentations 1.4.0 wheel: RandomBrightness removed (1.3.1 still has it)"),
     ApiEra("albumentations.augmentations.transforms.RandomContrast", "albumentations", "<1.4",

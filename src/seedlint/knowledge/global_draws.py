@@ -7,7 +7,10 @@ nlpaug 1.1.11 likewise (``base_augmenter.py``, ``model/base_model.py``); scipy 1
 ``rvs()`` without ``random_state`` uses ``np.random.mtrand._rand``
 (``scipy/_lib/_util.py: check_random_state``); scikit-learn 1.9 ``check_random_state(None)``
 too (``sklearn/utils/validation.py``); albumentations up to 1.4.20 draws with ``random``
-(``core/transforms_interface.py``); torchvision v1/v2 and kornia with torch's generator
+(``core/transforms_interface.py``), except the transforms in ``VERSIONED_CALLED_OBJECTS``,
+which before 1.2.0 draw with legacy ``np.random`` (the ``get_params`` of each at the tags
+0.4.0, 0.4.6, 0.5.0-0.5.2, 1.0.0-1.1.0 of its repository; 1.2.0 draws every NumPy number from
+``random_utils``, seeded from ``random``); torchvision v1/v2 and kornia with torch's generator
 (torchvision 0.21 ``transforms/transforms.py``: every ``Random*`` transform, ``ColorJitter`` and
 ``GaussianBlur`` draw their parameters with ``torch.rand``/``torch.randint``/``uniform_`` in
 ``get_params`` each time they are called; ``autoaugment.py`` likewise; the ``v2`` transforms
@@ -16,7 +19,8 @@ in ``make_params``).
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from dataclasses import dataclass
+from typing import FrozenSet, Optional, Tuple
 
 NUMPY, PYTHON_RANDOM, TORCH = "numpy", "random", "torch"
 
@@ -32,6 +36,28 @@ CALLED_OBJECTS: Tuple[Tuple[str, str], ...] = (
                  "ScaleJitter")
 )
 """Library objects (by qualified-name prefix) that draw from that global RNG when called."""
+
+@dataclass(frozen=True)
+class VersionedDraw:
+    """Library objects that draw from a global RNG only in some of the library's releases."""
+
+    package: str
+    names: FrozenSet[str]
+    """Class names anywhere under the package (``albumentations.MultiplicativeNoise``,
+    ``albumentations.augmentations.transforms.MultiplicativeNoise``)."""
+    versions: str
+    """PEP 440 specifiers of the releases in which they draw so."""
+    stream: str
+
+
+VERSIONED_CALLED_OBJECTS: Tuple[VersionedDraw, ...] = (
+    VersionedDraw("albumentations", frozenset({
+        "Downscale", "GlassBlur", "MultiplicativeNoise", "CropAndPad", "Perspective", "RandomToneCurve", "Superpixels",
+    }), "<1.2", NUMPY),
+    VersionedDraw("albumentations", frozenset({"GaussianBlur"}), ">=0.5,<1.2", NUMPY),
+)
+"""Library objects that draw from a global RNG when called, in the releases named: an
+object draws there only when the project declares (or its code implies) such a release."""
 
 METHODS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
     ("audiomentations.", ("apply", "randomize_parameters"), NUMPY),
@@ -60,6 +86,18 @@ SEEDED_BY = ("random_state", "seed", "rng")
 
 def called_object_stream(qualified: str) -> str:
     return next((stream for prefix, stream in CALLED_OBJECTS if qualified.startswith(prefix)), "")
+
+
+def versioned_draw(qualified: str) -> Optional[VersionedDraw]:
+    """The entry of ``VERSIONED_CALLED_OBJECTS`` the object ``qualified`` falls under."""
+    package, _, rest = qualified.partition(".")
+    name = rest.rpartition(".")[2]
+    return next((entry for entry in VERSIONED_CALLED_OBJECTS if entry.package == package and name in entry.names), None)
+
+
+def may_draw_when_called(qualified: str) -> bool:
+    """The library object draws from a global RNG when called, in some release."""
+    return bool(called_object_stream(qualified)) or versioned_draw(qualified) is not None
 
 
 def method_stream(receiver: str, method: str) -> str:

@@ -12,6 +12,7 @@ from seedlint.analysis.seeds import EPOCH
 from seedlint.analysis.worker_init import init_frame, worker_seedings
 from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
+from seedlint.knowledge.global_draws import versioned_draw
 from seedlint.facts.model import MODULE_CODE, BoolOp, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.pickling import may_start_by_pickling
@@ -140,7 +141,7 @@ class NumpyGlobalRngInWorkers(Rule):
                 "the same random values unless the main process draws from NumPy in between"
             )
         message = (
-            f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}` in `{function.function.qualname}`, "
+            f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}`{_releases_drawing(draw)} in `{function.function.qualname}`, "
             f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
             f"{built(instance, loader)}) but "
             + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
@@ -190,6 +191,12 @@ class NumpyGlobalRngInWorkers(Rule):
             return None
         _, instance, draw = min(found, key=lambda item: item[0])
         return instance, draw
+
+
+def _releases_drawing(draw: Draw) -> str:
+    """`` (as albumentations <1.2 does)`` for a library object that draws so only in some releases."""
+    entry = versioned_draw(draw.held.qualified) if draw.held is not None else None
+    return f" (as {entry.package} {entry.versions} does)" if entry is not None else ""
 
 
 def _base_of_another(project: Project, instance, instances) -> bool:

@@ -196,7 +196,9 @@ class LibraryRngCopiedToWorkers(Rule):
         if workers.option:
             severity = "warning"
         if severity == "warning" and entry.affected_releases:
-            message += f" ({entry.affected_releases}; the project declares no version)"
+            allowed = _declared_releases(project, draw)
+            if allowed is not None:
+                message += f" ({entry.affected_releases}; {allowed})"
         fix = None
         if severity == "error":
             fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
@@ -319,6 +321,22 @@ def _affected(project: Project, draw: LibraryDraw) -> Optional[str]:
         return None
     entirely = all(version.within(range_from_specifiers(dict(entry.distributions)[name])) for name, version in declared.items())
     return "error" if entirely else "warning"
+
+
+def _declared_releases(project: Project, draw: LibraryDraw) -> Optional[str]:
+    """What the project's declarations allow of the library, when they allow releases the
+    entry does not cover (``the project allows albumentations >=1.3``), or declare none;
+    None when every allowed release is affected."""
+    entry = draw.entry
+    settings = project.settings_for(draw.holder.site.frame.module.path)
+    declared = [(name, settings.library_version(name)) for name, _ in entry.distributions]
+    declared = [(name, version) for name, version in declared if version.declared]
+    if not declared:
+        return "the project declares no version"
+    ranges = dict(entry.distributions)
+    if all(version.within(range_from_specifiers(ranges[name])) for name, version in declared):
+        return None
+    return "the project allows " + " and ".join(f"{name} {version.describe()}" for name, version in declared)
 
 
 def _has_reseed(project: Project, draw: LibraryDraw) -> bool:

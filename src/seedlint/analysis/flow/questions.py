@@ -31,7 +31,7 @@ from seedlint.facts.model import (
     Value,
 )
 from seedlint.knowledge.kept_callables import keeps_callables
-from seedlint.knowledge.global_draws import called_object_stream
+from seedlint.knowledge.global_draws import may_draw_when_called
 from seedlint.analysis.flow.shared import (
     union,
     LIST_MUTATORS,
@@ -170,7 +170,7 @@ class QuestionsMixin:
                     known = self._eval[key] = frozenset(inner_found)
                 found |= known
             elif isinstance(obj, ExternalInstance):
-                if called_object_stream(obj.qualified):
+                if may_draw_when_called(obj.qualified):
                     found.add(obj)  # a library transform that draws when the pipeline calls it
                 found |= self.held_callables(obj.site.call, obj.site.frame, depth + 1)
         return frozenset(found)
