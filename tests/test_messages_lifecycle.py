@@ -201,3 +201,23 @@ def test_a_library_range_that_includes_unaffected_releases_is_stated_as_declared
     (tmp_path / "undeclared").mkdir()
     found = messages(ROOT / "SDL011" / "albumentations_undeclared.py", tmp_path / "undeclared")
     assert len(found) == 1 and found[0].endswith("; the project declares no version)")
+
+
+def test_a_loader_module_every_program_loads_under_nccl_is_named_linux_only(tmp_path):
+    found = messages(ROOT / "SDL006" / "loader_module_only_nccl_programs_load_on_python_3_14", tmp_path)
+    assert len(found) == 1
+    assert (
+        "under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: every program "
+        "that loads vision/data/loaders.py (vision/run/evaluate.py and 1 other) is: vision/distributed.py:9 uses "
+        "`torch.distributed.init_process_group(backend=nccl)`"
+    ) in found[0]
+
+
+def test_a_seeding_only_an_option_runs_says_so_with_options_from_a_parent_parser(tmp_path):
+    # `ArgumentParser(parents=[probe_options()])`: `--seed` defaults to None in the parent.
+    found = messages(ROOT / "SDL008" / "seed_only_under_an_option_of_a_parent_parser", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith(
+        "draws the same augmentations (the seeding runs only when the program runs with `--seed`); "
+        "add the rank to the seed (e.g. `seed + rank`)"
+    )

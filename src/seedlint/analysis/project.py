@@ -15,6 +15,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis import inputs
 from seedlint.analysis.documented_commands import DocumentedCommands
+from seedlint.analysis.entry_programs import entry_programs
 from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.index import ProjectIndex
@@ -116,6 +117,27 @@ class Project:
             declared, conflicts = self._declared_by_directory[directory]
             found = self._versions_by_path[path] = resolve(declared, evidence_ranges(self._api_uses(path)), conflicts)
         return found
+
+    def linux_only_users(self, path: str) -> Optional[str]:
+        """Why every program that loads the module of ``path`` (as an import of its entry
+        point, ``analysis.entry_programs``) runs on Linux only, when there are such programs
+        and each does; else None."""
+        if self.files is None:
+            return None
+        key = f"linux-only-users:{os.path.abspath(path)}"
+        return self.memo(key, lambda: self._linux_only_users(path))
+
+    def _linux_only_users(self, path: str) -> Optional[str]:
+        entries = entry_programs(path, self.files, lambda user: self.index.modules.get(user) or self.index.load_file(user),
+                                 self._imported_module)
+        if not entries:
+            return None
+        reasons = [self.linux_only(entry) for entry in entries]
+        if not all(reasons):
+            return None
+        shown = self.settings.relative(entries[0])
+        others = f" and {len(entries) - 1} other" + ("s" if len(entries) > 2 else "") if len(entries) > 1 else ""
+        return f"every program that loads {self.settings.relative(path)} ({shown}{others}) is: {reasons[0]}"
 
     def linux_only(self, path: str) -> Optional[str]:
         """Why the program of one file runs on Linux only (it uses a Linux-only API outside a

@@ -14,8 +14,8 @@ from seedlint.rules.base import Project
 def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, defined_in: Optional[str] = None) -> Optional[str]:
     """Where this loader's workers may start by pickling when the code sets no start method
     (the message's condition), or None where that cannot happen: a Linux-only program (the
-    loader's, its caller's, or that of the module that defines the callable) on Pythons
-    before 3.14 always forks. The workers import the modules of the datasets they receive,
+    loader's, its caller's, that of the module that defines the callable, or every program
+    that loads the loader's module) on Pythons before 3.14 always forks. The workers import the modules of the datasets they receive,
     so those modules' Pythons bound the run's too (one that imports imgaug runs NumPy 1,
     so no Python from 3.13 on)."""
     paths = [frame.module.path, loader.module.path] + ([defined_in] if defined_in else [])
@@ -25,7 +25,7 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
     if not all(each.may_be_at_least("3") for each in pythons):
         return None  # Python 2 forks on Linux and macOS, and torch never built for it on Windows
     forkserver = all(each.may_be_at_least("3.14") for each in pythons)
-    linux = next(filter(None, (project.linux_only(path) for path in paths)), None)
+    linux = next(filter(None, (project.linux_only(path) for path in paths)), None) or project.linux_only_users(loader.module.path)
     if linux is None and forkserver:
         return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
     if linux is None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.callsites import spelled
-from seedlint.analysis.draw_conditions import exclusive
+from seedlint.analysis.draw_conditions import exclusive, options_needed_by
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
@@ -51,7 +52,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     `worker_init_fn` reseeds with the rank mixed in (`torch.initial_seed() + rank * 100`),
     nor of a stream worker code reseeds itself (`torch.manual_seed(np.random.randint(...))`),
     nor of an RNG object (`np.random.default_rng(self.seed + self.epoch)`), which follows
-    the seed it is built with.
+    the seed it is built with. A seeding that the program's defaults skip (`if args.seed is
+    not None:` with `--seed` defaulting to None) is a warning that names the option running it.
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -114,6 +116,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                             continue
                         diagnostic = self._judge(project, frame, call, seeding)
                         if diagnostic is not None:
+                            diagnostic = _stating_the_option_it_needs(project, frame, call, seeding, diagnostic)
                             reported |= keys
                             yield diagnostic
 
@@ -213,6 +216,19 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         ), related=[seeding.frame.module, *(loader.module for loader in loaders)], evidence=_seeding_evidence(seeding, call) + [
             (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
         ])
+
+
+def _stating_the_option_it_needs(project: Project, frame: Frame, call: Call, seeding: Seeding, diagnostic: Diagnostic) -> Diagnostic:
+    """A seeding that the program's defaults skip (``if args.seed is not None:`` with
+    ``--seed`` defaulting to None) says which option runs it, as a warning."""
+    tests = [(call.guards, frame)] + ([(seeding.call.guards, seeding.frame)] if seeding.through_helper else [])
+    flags = options_needed_by(project.flow, tests)
+    if not flags:
+        return diagnostic
+    condition = " (the seeding runs only when the program runs with " + " and ".join(f"`{flag}`" for flag in flags) + ")"
+    claim, _, advice = diagnostic.message.rpartition("; ")
+    message = f"{claim}{condition}; {advice}" if claim else diagnostic.message + condition
+    return replace(diagnostic, message=message, severity="warning")
 
 
 def _seeding_evidence(seeding, call) -> list:

@@ -63,6 +63,10 @@ from seedlint.analysis.flow.shared import (
 )
 
 
+MAX_PARENT_PARSERS = 4
+"""Levels of ``parents=[...]`` followed from a parser; a guard against cycles in odd code."""
+
+
 class AttributesMixin:
     def attribute(self, values: Values, name: str) -> Values:
         return union(self.attribute_of(obj, name) for obj in values)
@@ -154,10 +158,22 @@ class AttributesMixin:
         return found
 
     def _made_on(self, call: Call, parser: ExternalInstance, frame: Frame) -> bool:
-        """The ``add_argument``/``set_defaults`` call is made on ``parser`` or one of its groups."""
+        """The ``add_argument``/``set_defaults`` call is made on ``parser``, one of its
+        groups, or a parser it copies options from (``ArgumentParser(parents=[...])``)."""
         func = call.func
         receiver = Name(func.dotted.rsplit(".", 1)[0], func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
-        return any(_same_parser(h, parser) or (isinstance(h, ExternalInstance) and _group_of(h, parser, self, frame)) for h in self.eval(receiver, frame))
+        return any(self._holds_options_of(h, parser, frame) for h in self.eval(receiver, frame))
+
+    def _holds_options_of(self, holder: Obj, parser: ExternalInstance, frame: Frame, depth: int = 0) -> bool:
+        if _same_parser(holder, parser) or (isinstance(holder, ExternalInstance) and _group_of(holder, parser, self, frame)):
+            return True
+        parents = parser.site.call.kwarg("parents")
+        if parents is None or depth >= MAX_PARENT_PARSERS:
+            return False
+        return any(
+            isinstance(parent, ExternalInstance) and self._holds_options_of(holder, parent, frame, depth + 1)
+            for parent in self.elements(self.eval(parents, parser.site.frame))
+        )
 
     def _command_line_values(self, call: Call, frame: Frame) -> Values:
         """What a command line may store through one ``add_argument``."""
