@@ -6,7 +6,7 @@ there (dinov2's ``data/loaders.py``: every script that loads it starts an NCCL g
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional, Set
 
 from seedlint.analysis.files import ProjectFiles
 from seedlint.analysis.focus import importers
@@ -28,13 +28,26 @@ def entry_programs(
     users = sorted(os.path.abspath(user) for user in importers({path}, files, {}))
     if len(users) > MAX_IMPORTERS:
         return None
-    imported_by_users = set()
+    edges: Dict[str, Set[str]] = {}
     for user in users:
         module = load(user)
         if module is None:
             return None
+        edges[user] = set()
         for target in (*module.imports.values(), *module.star_imports):
             found = imported(module, target)
             if found is not None and os.path.abspath(found.path) != user:
-                imported_by_users.add(os.path.abspath(found.path))
+                edges[user].add(os.path.abspath(found.path))
+    # The spelling search over-approximates (``dataset.base_dataset`` in two folders): keep
+    # the users whose resolved imports reach the module.
+    reaching = {path}
+    changed = True
+    while changed:
+        changed = False
+        for user, targets in edges.items():
+            if user not in reaching and targets & reaching:
+                reaching.add(user)
+                changed = True
+    users = [user for user in users if user in reaching]
+    imported_by_users = set().union(*(edges[user] for user in users)) if users else set()
     return [user for user in users if user not in imported_by_users]

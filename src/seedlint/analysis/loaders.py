@@ -160,14 +160,17 @@ class Loaders:
         for module in self.project.modules:
             if not self.project.in_focus(module) or self.project.unloaded.never_runs(module):
                 continue
+            built: List[LoaderCall] = []
             for function, call in module.all_calls():
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
-                    found.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call)))
+                    built.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call)))
                     continue
                 loop = loop_of(self.flow, module, function, call)
                 if loop is not None:
-                    found.append(LoaderCall(module, function, call, False, library=sorted(loop.classes)[0]))
+                    built.append(LoaderCall(module, function, call, False, library=sorted(loop.classes)[0]))
+            if built and self.project.start_failures.unreached(module) is None:
+                found.extend(built)
         found.extend(self._initialisers_of_unbuilt_subclasses())
         return found
 

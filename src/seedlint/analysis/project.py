@@ -23,6 +23,7 @@ from seedlint.analysis.lightning import Lightning
 from seedlint.analysis.loaders import Loaders
 from seedlint.analysis.loops import Loops
 from seedlint.analysis.seeds import Seeds
+from seedlint.analysis.start_failures import StartFailures
 from seedlint.analysis.start_methods import StartMethods
 from seedlint.analysis.workers import WorkerCode
 from seedlint.config import Settings, versions_from
@@ -56,6 +57,11 @@ class Project:
         self._versions_by_path: Dict[str, Resolution] = {}
         self._declared_by_directory: Dict[str, tuple] = {}
         self._api_uses_by_path: Dict[str, List[Tuple[str, str, int]]] = {}
+
+    @cached_property
+    def start_failures(self) -> StartFailures:
+        """Which programs fail before they run anything, and what only they load."""
+        return StartFailures(self.index, self.files, self.settings.relative)
 
     @cached_property
     def unloaded(self) -> UnloadedModules:

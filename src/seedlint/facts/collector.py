@@ -745,6 +745,21 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._mark_dead(node.body)
+        self.facts.plain_from_imports = tuple(self._plain_from_imports(node.body))
+
+    def _plain_from_imports(self, statements: Sequence[cst.CSTNode]):
+        for statement in statements:
+            if id(statement) in self.dead or not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+                    continue
+                base = _dotted(small.module) if small.module is not None else ""
+                if small.relative:
+                    base = resolve_relative(self.module_name, self.is_package, len(small.relative), base or "")
+                names = tuple(_dotted(alias.name) or "" for alias in small.names)
+                if base and all(names):
+                    yield base, names, self.positions[id(statement)][0]
 
     def _mark_dead(self, statements: Sequence[cst.CSTNode]) -> None:
         for position, statement in enumerate(statements):
