@@ -123,3 +123,23 @@ def test_a_reseed_only_when_serving_the_first_item_leaves_the_other_workers_dupl
     first, _ = epochs_of_values(loader, monkeypatch=monkeypatch)
     per_item = [tuple(first[i * 4:(i + 1) * 4]) for i in range(8)]
     assert len(set(per_item[1:4])) == 3, "after the fix each worker draws its own values"
+
+
+def test_a_reseed_under_a_test_the_training_dataset_fails_leaves_workers_duplicated(monkeypatch):
+    """``if not self.is_train: np.random.seed(1991)`` never runs in a training dataset's
+    workers: under torch < 1.9 seeding they draw the same points; the --fix output's
+    ``seed_worker`` gives each worker its own."""
+    import torch
+
+    folder = FIXTURES / "reseed_only_under_a_test_the_training_dataset_fails"
+    monkeypatch.syspath_prepend(str(folder))
+    data = load_module(folder / "mesh_data.py")
+    meshes = [np.arange(300, dtype=np.float64).reshape(100, 3) for _ in range(8)]
+    train_set = data.SurfaceSamples(meshes, phase="train", points=4)
+    loader = torch.utils.data.DataLoader(train_set, batch_size=1, num_workers=2)
+    first, second = epochs_of_values(loader, monkeypatch=monkeypatch)
+    assert duplicate_count(first) == 4, "worker 1 repeats worker 0's four samples"
+    fixed = load_module(folder / "train_shape.fixed.py")
+    loader = torch.utils.data.DataLoader(train_set, batch_size=1, num_workers=2, worker_init_fn=fixed.seed_worker)
+    first, second = epochs_of_values(loader, monkeypatch=monkeypatch)
+    assert duplicate_count(first + second) == 0

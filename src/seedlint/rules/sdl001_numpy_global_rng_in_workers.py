@@ -300,11 +300,14 @@ def _main_process_draws_numpy(project: Project, loader, instance) -> bool:
 
 
 def _seeds_numpy_itself(project: Project, run) -> bool:
-    """Worker code that reseeds NumPy's global RNG (per item or per worker) is not this bug."""
+    """Worker code that reseeds NumPy's global RNG (per item or per worker) is not this bug;
+    a reseeding under a test the dataset certainly fails (``if not self.is_train:`` in a
+    training dataset) does not run."""
     flow = project.flow
     for reached in run.functions:
         for call in reached.frame.function.function.calls:
-            if flow.callee_names(call, reached.frame) & NUMPY_GLOBAL_SEEDERS and not _for_one_item(reached, call):
+            if flow.callee_names(call, reached.frame) & NUMPY_GLOBAL_SEEDERS and not _for_one_item(reached, call) \
+                    and flow.guards_may_hold(call.guards, reached.frame):
                 return True
     return False
 
