@@ -221,3 +221,8 @@ def test_a_seeding_only_an_option_runs_says_so_with_options_from_a_parent_parser
         "draws the same augmentations (the seeding runs only when the program runs with `--seed`); "
         "add the rank to the seed (e.g. `seed + rank`)"
     )
+
+
+def test_a_concrete_base_a_name_may_pick_is_named_itself(tmp_path):
+    found = messages(ROOT / "SDL001" / "dataset_picked_by_name_from_a_concrete_base_and_its_subclass", tmp_path)
+    assert len(found) == 1 and "reached from `DrivingScenes`" in found[0]

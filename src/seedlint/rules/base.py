@@ -6,6 +6,7 @@ import os
 from typing import ClassVar, Iterable, List, Optional, Tuple
 
 from seedlint.analysis.config_files import config_where
+from seedlint.analysis.iteration_screen import last_spelling
 from seedlint.analysis.project import Project
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
@@ -156,3 +157,13 @@ def workers_evidence(project, workers) -> List[Tuple[str, Span, str]]:
     ]
     found += [(v.place[0], Span(v.place[1], 0, v.place[1], 0), f"sets {v.value} workers") for v in workers.configured]
     return found
+
+
+def abstract_stub(function) -> bool:
+    """A method whose body only raises ``NotImplementedError``: reached through an object
+    whose concrete class is not known, the method that really runs is an override."""
+    return (
+        function.class_name is not None and bool(function.exits) and not function.assigns
+        and not function.returns and not function.yields and not function.yield_froms
+        and all(last_spelling(call.func) == "NotImplementedError" for call in function.calls)
+    )

@@ -17,7 +17,7 @@ from seedlint.facts.model import MODULE_CODE, BoolOp, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.pickling import may_start_by_pickling
 from seedlint.rules.base import (
-    Project, Rule, built, built_in, chosen, dataset_name, where, workers_condition, workers_evidence, workers_severity,
+    Project, Rule, abstract_stub, built, built_in, chosen, dataset_name, where, workers_condition, workers_evidence, workers_severity,
 )
 
 FIX_KIND = "add-worker-init-fn"
@@ -171,8 +171,8 @@ class NumpyGlobalRngInWorkers(Rule):
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
         """The draw most sure to run: one the program's defaults run, then fewest ``if``s on
         the way, then fewest calls, then the first in the source; of the datasets that reach
-        it, one that is not a base class of another (the concrete class a name picks, not
-        the base it inherits ``__getitem__`` from)."""
+        it, one that is not an abstract base class of another (the concrete class a name
+        picks, not the base it inherits ``__getitem__`` from)."""
         found = []
         instances = list(instances)
         for instance in instances:
@@ -200,8 +200,12 @@ def _releases_drawing(draw: Draw) -> str:
 
 
 def _base_of_another(project: Project, instance, instances) -> bool:
-    """Another of the datasets is an instance of a subclass of this one's class."""
+    """This dataset's class is abstract (a method of its own only raises
+    ``NotImplementedError``) and another of the datasets is an instance of a subclass."""
     if not isinstance(instance, Instance):
+        return False
+    own = instance.cls.cls.methods.values()
+    if not any(abstract_stub(instance.cls.module.functions[qualname]) for qualname in own if qualname in instance.cls.module.functions):
         return False
     return any(
         isinstance(other, Instance) and other.cls.key != instance.cls.key

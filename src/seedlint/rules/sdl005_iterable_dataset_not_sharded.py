@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from seedlint.analysis.index import FunctionRef
-from seedlint.analysis.iteration_screen import last_spelling
 from seedlint.analysis.objects import DictObj, Frame, FunctionObj, Instance, SeqObj
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Attr, BinOp, Call, IfExp, Name, Seq, Subscript, Value
 from seedlint.rng import PYTHON_RANDOM, TORCH, WORKER_INFO, WORKER_SHARDING_HELPERS
-from seedlint.rules.base import Project, Rule, built, built_in
+from seedlint.rules.base import Project, Rule, abstract_stub, built, built_in
 
 FIX_KIND = "shard-iterable-by-worker"
 ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})
@@ -133,22 +132,12 @@ class IterableDatasetNotSharded(Rule):
                 continue
             run = project.workers.of(instance)
             frames = [r.frame for r in run.functions]
-            if any(_abstract_stub(frame.function.function) for frame in frames):
+            if any(abstract_stub(frame.function.function) for frame in frames):
                 continue  # the code that really runs overrides a stub the analysis reached instead
             collate_runs = [project.workers.of(collate) for collate in collates]
             if not _frames_shard(project, frames) and not _generates_its_items(project, run, collate_runs):
                 return instance, iter_method
         return None
-
-
-def _abstract_stub(function) -> bool:
-    """A method whose body only raises ``NotImplementedError``: reached through an object
-    whose concrete class is not known, the method that really runs is an override."""
-    return (
-        function.class_name is not None and bool(function.exits) and not function.assigns
-        and not function.returns and not function.yields and not function.yield_froms
-        and all(last_spelling(call.func) == "NotImplementedError" for call in function.calls)
-    )
 
 
 def _generates_its_items(project: Project, run, collate_runs=()) -> bool:
