@@ -519,6 +519,13 @@ def test_versions_a_readme_states_in_prose(tmp_path):
         - PyTorch 1.7 is not supported.
         """})
     assert not versions(tmp_path / "unrelated").get("torch").declared  # neither a requirements section nor "tested with"
+    write(tmp_path / "typo", {"setup.cfg": "", "README.md": """\
+        ## Dependencies
+        1. [torch 1.81](https://example.org/pytorch)
+        2. [torchvision 0.6.0](https://example.org/vision)
+        """})
+    resolution = versions(tmp_path / "typo")
+    assert resolution.get("torch").describe() == ">=1.5,<1.6"  # no torch 1.81: torchvision's pairing alone bounds it
 
 
 def test_a_readme_statement_and_a_demo_container_are_two_environments(tmp_path):

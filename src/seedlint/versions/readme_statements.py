@@ -94,6 +94,8 @@ def _statement(match: "re.Match[str]") -> Optional[Tuple[str, str]]:
         return None  # "PyTorch 2 models", "torch 1" read as a count more often than a release
     if package == "python" and (not version.startswith(("2.", "3.")) or match.group("wild") is not None):
         return None  # "Python 3" says too little to narrow anything
+    if package == "torch" and not _a_torch_series(version):
+        return None  # "torch 1.81": a typo for a release, not one to bound anything by
     op = {"≥": ">=", "=": "=="}.get(match.group("op") or "", match.group("op") or "")
     if match.group("later"):
         op = ">="
@@ -101,3 +103,17 @@ def _statement(match: "re.Match[str]") -> Optional[Tuple[str, str]]:
         parts = version.count(".") + 1
         return package, f"=={version}" if parts == 3 and match.group("wild") is None else f"=={version}.*"
     return package, f"{op}{version}"
+
+
+TORCH_SERIES = {0: 4, 1: 13}
+"""The last minor release of each finished torch series (0.4.1 and 1.13.1, the PyTorch
+release notes); series 2 is still being released."""
+
+
+def _a_torch_series(version: str) -> bool:
+    """``version`` can name a torch release: its major and minor exist."""
+    parts = version.split(".")
+    major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    if major in TORCH_SERIES:
+        return minor <= TORCH_SERIES[major]
+    return major == 2
