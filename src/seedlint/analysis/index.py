@@ -360,8 +360,31 @@ class ProjectIndex:
         for cut in range(len(parts), 0, -1):
             module = self.module_named(".".join(parts[:cut]), near, load)
             if module is not None:
+                if cut == len(parts) and cut > 1:
+                    rebound = self._rebound_by_package(parts, near, depth, load)
+                    if rebound is not None:
+                        return rebound
                 return self._member(module, parts[cut:], depth, load)
         return ExternalRef(qualified)
+
+    def _rebound_by_package(self, parts: List[str], near: Optional[ModuleFacts], depth: int, load: bool) -> Optional[Symbol]:
+        package = self.package_rebinding(parts, near, load)
+        return self._member(package, parts[-1:], depth + 1, load) if package is not None else None
+
+    def package_rebinding(self, parts: List[str], near: Optional[ModuleFacts], load: bool = True) -> Optional[ModuleFacts]:
+        """The package whose own binding of ``parts[-1]`` replaces its submodule of that name:
+        ``from lib.data import TrainDataset`` where ``lib/data/__init__.py`` runs ``from
+        .TrainDataset import TrainDataset`` reads the class (Python's ``from ... import``
+        takes the package's attribute first); None when it binds no other object."""
+        package = self.module_named(".".join(parts[:-1]), near, load)
+        name = parts[-1]
+        if package is None or os.path.basename(package.path) != "__init__.py":
+            return None
+        target = package.imports.get(name)
+        submodule = ".".join(parts)
+        if target is not None and target != submodule and not target.endswith("." + submodule):
+            return package
+        return package if name in package.classes or name in package.functions else None
 
     def resolve_name(self, name: Name, near: ModuleFacts) -> Optional[Symbol]:
         return self.resolve(name.qualified, near) if name.qualified else None

@@ -224,6 +224,9 @@ class NamesMixin:
         for cut in range(len(parts), 0, -1):
             module = self.index.module_named(".".join(parts[:cut]), near)
             if module is not None:
+                package = self.index.package_rebinding(parts, near) if cut == len(parts) and cut > 1 else None
+                if package is not None:
+                    return self.module_member(package, parts[-1])
                 values: Values = frozenset({ModuleObj(module)})
                 for part in parts[cut:]:
                     values = self.attribute(values, part)

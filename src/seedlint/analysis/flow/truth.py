@@ -51,6 +51,11 @@ STRING_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rs
 """String methods without arguments a guard may compare the result of (``name.lower() == "coco"``)."""
 
 
+MAX_TEST_HOPS = 8
+"""Parameters followed up through the calls that pass a tested name on; a guard against
+pathological code."""
+
+
 class TruthMixin:
     def truth(self, value: Value, frame: Frame) -> Optional[bool]:
         """True or False when ``value`` certainly has that truth value in ``frame``."""
@@ -69,7 +74,48 @@ class TruthMixin:
             return None
         values = self.eval(value, frame)
         truths = {_truth_of(obj) for obj in values}
-        return truths.pop() if len(truths) == 1 else None
+        if len(truths) == 1 and None not in truths:
+            return truths.pop()
+        behind = self._test_behind(value, frame)
+        return self.truth(*behind) if behind is not None else (truths.pop() if len(truths) == 1 else None)
+
+    def _test_behind(self, value: Value, frame: Frame, hops: int = 0):
+        """The comparison a tested name holds, whose truth the value flow does not compute
+        as a value: a parameter every call passes one for (``hard=args.aug == "hard"``), or
+        an attribute ``__init__`` sets once from one (``self.is_train = phase == "train"``)
+        and no other method rebinds; with the frame it is decided in."""
+        if not isinstance(value, Name) or hops >= MAX_TEST_HOPS:
+            return None
+        function = frame.function.function
+        if "." not in value.dotted and value.dotted in function.params and frame.site is not None:
+            expressions, complete = self.parameter_expressions(frame, value.dotted)
+            if complete and len(expressions) == 1:
+                passed, caller = expressions[0]
+                if isinstance(passed, (Compare, BoolOp, Not)):
+                    return passed, caller
+                return self._test_behind(passed, caller, hops + 1)
+            return None
+        receiver = frame.receiver
+        if not isinstance(receiver, Instance) or not function.params or value.dotted.count(".") != 1:
+            return None
+        owner, attribute = value.dotted.split(".")
+        if owner != function.params[0]:
+            return None
+        init = self.index.method(receiver.cls, "__init__")
+        if init is None or not init.function.params:
+            return None
+        target = f"{init.function.params[0]}.{attribute}"
+        assigns = [a for a in init.function.assigns if a.target == target]
+        if len(assigns) != 1 or assigns[0].guards or not isinstance(assigns[0].value, (Compare, BoolOp, Not)):
+            return None
+        for item in self.index.mro(receiver.cls):
+            for qualname in item.cls.methods.values():
+                method = item.module.functions.get(qualname)
+                if method is None or method is init.function or not method.params:
+                    continue
+                if any(a.target == f"{method.params[0]}.{attribute}" for a in method.assigns):
+                    return None
+        return assigns[0].value, self.method_frame(init, receiver)
 
     def _compare(self, value: Compare, frame: Frame) -> Optional[bool]:
         if self.torch_range_for is not None:
