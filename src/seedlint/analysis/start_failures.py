@@ -16,6 +16,7 @@ A module whose every entry program (``analysis.entry_programs``) fails so never 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Callable, Dict, List, Optional, Set
 
 from seedlint.analysis.entry_programs import entry_programs
@@ -27,6 +28,8 @@ PARSER_CALLS = frozenset({
     "ArgumentParser", "add_argument", "add_argument_group", "add_mutually_exclusive_group", "set_defaults",
 })
 """What a function that only builds its parser calls before the failing registration."""
+STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"types", "warnings", "typing", "logging", "io", "os"}
+"""Top-level names that import the standard library whatever project module shares them."""
 MAX_IMPORT_HOPS = 16
 """Plain imports followed from a module to the one that fails; a guard against odd code."""
 
@@ -53,9 +56,11 @@ class StartFailures:
 
     def _import_failure(self, module: ModuleFacts, hops: int) -> Optional[str]:
         for base, names, line in module.plain_from_imports:
+            if base.split(".", 1)[0] in STDLIB_MODULES:
+                continue  # ``from types import ModuleType`` beside a project ``types.py`` reads the standard library
             target = self.index.module_named(base, near=module)
-            if target is None or target is module:
-                continue
+            if target is None or target is module or target.name != base:
+                continue  # found only by a name Python would not import it by
             for name in names:
                 if not _binds(self.index, target, base, name):
                     return (f"{self.relative(module.path)}:{line} imports `{name}` from {self.relative(target.path)}, "
