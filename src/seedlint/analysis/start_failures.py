@@ -3,9 +3,11 @@
 Two failures are read, each certain wherever the program starts:
 
 - an import: a ``from X import y`` that runs whenever the module is imported (``plain_from_imports``),
-  where ``X`` is a project module that binds no ``y`` (no definition, assignment or import
-  of it, no star import, no module ``__getattr__``, and no submodule ``X.y``): Python raises
-  ``ImportError``; so does every module whose own plain import reaches such a module;
+  where the file Python imports for ``X`` is certain (a relative import's; an absolute one
+  found under the script's folder, ``sys.path[0]``, and nowhere else under the project root;
+  never a standard-library name) and binds no ``y`` (no definition, assignment or import of
+  it, no star import, no module ``__getattr__``, no submodule ``X.y``): Python raises
+  ``ImportError``; so does every script whose plain imports reach such a module;
 - an argument parser: the function the script's ``__main__`` block calls first registers
   one option string twice on the same parser before it calls anything else (argparse
   raises ``ArgumentError: ... conflicting option string``).
@@ -37,40 +39,61 @@ MAX_IMPORT_HOPS = 16
 class StartFailures:
     """Which project programs fail at start, and which modules only such programs load."""
 
-    def __init__(self, index: ProjectIndex, files: Optional[ProjectFiles], relative: Callable[[str], str]) -> None:
+    def __init__(self, index: ProjectIndex, files: Optional[ProjectFiles], relative: Callable[[str], str],
+                 root: Optional[str]) -> None:
         self.index = index
         self.files = files
         self.relative = relative
-        self._imports: Dict[str, Optional[str]] = {}
+        self.root = os.path.abspath(root) if root else None
+        self._imports: Dict[tuple, Optional[str]] = {}
         self._unreached: Dict[str, Optional[str]] = {}
 
-    def import_failure(self, module: ModuleFacts, hops: int = 0) -> Optional[str]:
-        """Why importing the module raises ``ImportError``, else None."""
-        key = os.path.abspath(module.path)
+    def import_failure(self, module: ModuleFacts, entry_dir: Optional[str] = None, hops: int = 0) -> Optional[str]:
+        """Why importing the module, in a program whose script lives in ``entry_dir`` (the
+        module's own folder when it is the script), raises ``ImportError``; else None."""
+        entry_dir = entry_dir or os.path.dirname(os.path.abspath(module.path))
+        key = (os.path.abspath(module.path), entry_dir)
         if key in self._imports:
             return self._imports[key]
         self._imports[key] = None  # an import cycle does not fail by itself
-        found = self._import_failure(module, hops)
+        found = self._import_failure(module, entry_dir, hops)
         self._imports[key] = found
         return found
 
-    def _import_failure(self, module: ModuleFacts, hops: int) -> Optional[str]:
-        for base, names, line in module.plain_from_imports:
-            if base.split(".", 1)[0] in STDLIB_MODULES:
-                continue  # ``from types import ModuleType`` beside a project ``types.py`` reads the standard library
-            target = self.index.module_named(base, near=module)
-            if target is None or target is module or target.name != base:
-                continue  # found only by a name Python would not import it by
+    def _import_failure(self, module: ModuleFacts, entry_dir: str, hops: int) -> Optional[str]:
+        for base, names, line, level in module.plain_from_imports:
+            path = self._python_target(module, base, level, entry_dir)
+            target = self._load(path) if path is not None else None
+            if target is None or target is module:
+                continue
             for name in names:
-                if not _binds(self.index, target, base, name):
+                if not _binds(target, name):
                     return (f"{self.relative(module.path)}:{line} imports `{name}` from {self.relative(target.path)}, "
                             f"which does not define it")
             if hops < MAX_IMPORT_HOPS:
-                deeper = self.import_failure(target, hops + 1)
+                deeper = self.import_failure(target, entry_dir, hops + 1)
                 if deeper is not None:
                     return deeper
         return None
 
+    def _python_target(self, module: ModuleFacts, base: str, level: int, entry_dir: str) -> Optional[str]:
+        """The file Python imports for ``from <dots><base> import ...`` in ``module``, when
+        it is certain: a relative import's, or an absolute one found under the script's
+        folder (``sys.path[0]``) and not elsewhere under the project root, where ``python -m``
+        from the root would look instead; never a standard-library name."""
+        if level:
+            folder = os.path.dirname(os.path.abspath(module.path))
+            for _ in range(level - 1):
+                folder = os.path.dirname(folder)
+            return _module_file(folder, base) if base else None
+        if base.split(".", 1)[0] in STDLIB_MODULES:
+            return None  # ``from types import ModuleType`` beside a project ``types.py`` reads the standard library
+        found = _module_file(entry_dir, base)
+        if found is None:
+            return None
+        root = self.root
+        elsewhere = _module_file(root, base) if root else None
+        return found if elsewhere in (None, found) else None
     def start_failure(self, module: ModuleFacts) -> Optional[str]:
         """Why the module, run as a program, fails before it runs anything, else None."""
         return self.import_failure(module) or _parser_failure(self.relative, module)
@@ -84,9 +107,6 @@ class StartFailures:
         return self._unreached[key]
 
     def _find_unreached(self, module: ModuleFacts) -> Optional[str]:
-        failure = self.import_failure(module)
-        if failure is not None:
-            return failure
         if self.files is None or module.cells or _has_main_block(module):
             return None
         entries = entry_programs(module.path, self.files, self._load, self._imported)
@@ -113,14 +133,23 @@ class StartFailures:
         return None
 
 
-def _binds(index: ProjectIndex, target: ModuleFacts, base: str, name: str) -> bool:
+def _binds(target: ModuleFacts, name: str) -> bool:
     if name in target.toplevel or name in target.imports or target.star_imports or "__getattr__" in target.toplevel:
         return True
     if any(function.name == name for function in target.functions.values() if "." not in function.qualname):
         return True
-    if os.path.basename(target.path) == "__init__.py" and index.module_named(f"{base}.{name}", near=target) is not None:
+    if os.path.basename(target.path) == "__init__.py" and _module_file(os.path.dirname(os.path.abspath(target.path)), name):
         return True  # a submodule
     return _assigned_in_loops_or_globals(target, name)
+
+
+def _module_file(folder: str, dotted: str) -> Optional[str]:
+    """``folder/a/b.py`` or ``folder/a/b/__init__.py`` for ``a.b``, when it exists."""
+    path = os.path.join(folder, *dotted.split("."))
+    for candidate in (path + ".py", os.path.join(path, "__init__.py")):
+        if os.path.isfile(candidate):
+            return os.path.abspath(candidate)
+    return None
 
 
 def _assigned_in_loops_or_globals(target: ModuleFacts, name: str) -> bool:

@@ -755,11 +755,9 @@ class _Collector(cst.CSTVisitor):
                 if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
                     continue
                 base = _dotted(small.module) if small.module is not None else ""
-                if small.relative:
-                    base = resolve_relative(self.module_name, self.is_package, len(small.relative), base or "")
                 names = tuple(_dotted(alias.name) or "" for alias in small.names)
-                if base and all(names):
-                    yield base, names, self.positions[id(statement)][0]
+                if (base or small.relative) and all(names):
+                    yield base or "", names, self.positions[id(statement)][0], len(small.relative)
 
     def _mark_dead(self, statements: Sequence[cst.CSTNode]) -> None:
         for position, statement in enumerate(statements):

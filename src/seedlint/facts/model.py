@@ -309,9 +309,10 @@ class ModuleFacts:
     api_uses: List[Tuple[str, int]] = field(default_factory=list)
     """Versioned APIs (``knowledge.api_versions``) the module uses outside a feature check,
     with the line: ``("torch.compile", 12)``."""
-    plain_from_imports: Tuple[Tuple[str, Tuple[str, ...], int], ...] = ()
+    plain_from_imports: Tuple[Tuple[str, Tuple[str, ...], int, int], ...] = ()
     """The module's ``from X import a, b`` statements that run whenever it is imported (at
-    its top level, outside any ``if``, ``try`` or ``with``): (X, (a, b), line)."""
+    its top level, outside any ``if``, ``try`` or ``with``): (X as written, (a, b), line,
+    the number of leading dots)."""
     optional_packages: FrozenSet[str] = frozenset()
     """Top-level packages the module imports only inside a ``try`` that catches a missing
     import (``try: import albumentations as A`` / ``except ImportError: ...``): code using
