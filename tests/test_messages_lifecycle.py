@@ -226,3 +226,11 @@ def test_a_seeding_only_an_option_runs_says_so_with_options_from_a_parent_parser
 def test_a_concrete_base_a_name_may_pick_is_named_itself(tmp_path):
     found = messages(ROOT / "SDL001" / "dataset_picked_by_name_from_a_concrete_base_and_its_subclass", tmp_path)
     assert len(found) == 1 and "reached from `DrivingScenes`" in found[0]
+
+
+def test_a_library_transform_in_a_pipeline_a_helper_builds_under_an_option_names_the_option(tmp_path):
+    # `if level == "hard": self.colors = hard_colors()`: the test is around the helper's call.
+    found = messages(ROOT / "SDL001" / "albumentations_0x_transform_in_a_pipeline_chosen_by_level", tmp_path)
+    assert len(found) == 1
+    assert "(`A.MultiplicativeNoise` (as albumentations <1.2 does) in `BuildingTiles.__getitem__`" in found[0]
+    assert found[0].endswith("(the draw runs only when the program runs with `--augmentations hard`)")

@@ -47,6 +47,10 @@ def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:
     found = [(draw.call.guards, draw.reached.frame)]
     if draw.held is not None:
         found.append((draw.held.site.call.guards, draw.held.site.frame))
+        frame = draw.held.site.frame
+        while frame.site is not None:  # ``if augmentation == "hard": augs = hard_color_augmentations()``
+            found.append((frame.site.call.guards, frame.site.frame))
+            frame = frame.site.frame
     built: List[int] = []
     reached: Optional[Reached] = draw.reached
     while reached is not None:

@@ -10,7 +10,8 @@ too (``sklearn/utils/validation.py``); albumentations up to 1.4.20 draws with ``
 (``core/transforms_interface.py``), except the transforms in ``VERSIONED_CALLED_OBJECTS``,
 which before 1.2.0 draw with legacy ``np.random`` (the ``get_params`` of each at the tags
 0.4.0, 0.4.6, 0.5.0-0.5.2, 1.0.0-1.1.0 of its repository; 1.2.0 draws every NumPy number from
-``random_utils``, seeded from ``random``); torchvision v1/v2 and kornia with torch's generator
+``random_utils``, seeded from ``random``, after the change "Fix usage np.random for
+multiprocessing case", albumentations pull request 1070); torchvision v1/v2 and kornia with torch's generator
 (torchvision 0.21 ``transforms/transforms.py``: every ``Random*`` transform, ``ColorJitter`` and
 ``GaussianBlur`` draw their parameters with ``torch.rand``/``torch.randint``/``uniform_`` in
 ``get_params`` each time they are called; ``autoaugment.py`` likewise; the ``v2`` transforms
