@@ -73,3 +73,4 @@ def test_the_reasons_name_the_failing_lines(tmp_path):
         "evaluate.py:12 registers an option string its parser already has (argparse raises ArgumentError); "
         "train.py:7 imports `load_defaults` from tools/checkpoints.py, which does not define it"
     )
+

@@ -120,6 +120,9 @@ class ProjectIndex:
         self.roots: List[str] = []
         self._root_of: Dict[str, str] = {}
         self._by_name: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
+        self._resolved: Dict[tuple, Optional["Symbol"]] = {}
+        self._resolving: Set[tuple] = set()
+        self._cycle_met = False
         self._at_root: Dict[Tuple[str, str], Optional[ModuleFacts]] = {}
         self._entries: Dict[str, Set[str]] = {}
         self._absolute: Dict[str, str] = {}
@@ -354,6 +357,27 @@ class ProjectIndex:
             return None
         if qualified.startswith("builtins."):
             return ExternalRef(qualified[len("builtins."):])
+        # Re-exports through star imports and package bindings may form cycles and fan out:
+        # each name is resolved once per module state, and a name met again while it is being
+        # resolved resolves to nothing on that path.
+        key = (qualified, near.path if near is not None else "", load, len(self.modules))
+        if key in self._resolved:
+            return self._resolved[key]
+        if key in self._resolving:
+            self._cycle_met = True
+            return None
+        self._resolving.add(key)
+        outer, self._cycle_met = self._cycle_met, False
+        try:
+            found = self._resolve(qualified, near, depth, load)
+        finally:
+            self._resolving.discard(key)
+        if not self._cycle_met:
+            self._resolved[key] = found  # a result that leaned on a name still being resolved is not kept
+        self._cycle_met = outer or self._cycle_met
+        return found
+
+    def _resolve(self, qualified: str, near: Optional[ModuleFacts], depth: int, load: bool) -> Optional[Symbol]:
         parts = qualified.split(".")
         if library.owns(parts[0], near.name if near is not None and near.name else ""):
             return ExternalRef(qualified)
