@@ -61,7 +61,7 @@ class Project:
     @cached_property
     def start_failures(self) -> StartFailures:
         """Which programs fail before they run anything, and what only they load."""
-        return StartFailures(self.index, self.files, self.settings.relative, self.settings.project_root)
+        return StartFailures(self.index, self.files, self.settings.relative, self.settings.project_root, self._imported_module)
 
     @cached_property
     def unloaded(self) -> UnloadedModules:

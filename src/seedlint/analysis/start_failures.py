@@ -40,10 +40,11 @@ class StartFailures:
     """Which project programs fail at start, and which modules only such programs load."""
 
     def __init__(self, index: ProjectIndex, files: Optional[ProjectFiles], relative: Callable[[str], str],
-                 root: Optional[str]) -> None:
+                 root: Optional[str], imported: Callable[[ModuleFacts, str], Optional[ModuleFacts]]) -> None:
         self.index = index
         self.files = files
         self.relative = relative
+        self._imported = imported
         self.root = os.path.abspath(root) if root else None
         self._imports: Dict[tuple, Optional[str]] = {}
         self._unreached: Dict[str, Optional[str]] = {}
@@ -123,14 +124,6 @@ class StartFailures:
 
     def _load(self, path: str) -> Optional[ModuleFacts]:
         return self.index.modules.get(path) or self.index.load_file(path)
-
-    def _imported(self, importer: ModuleFacts, target: str) -> Optional[ModuleFacts]:
-        parts = target.split(".")
-        for cut in range(len(parts), 0, -1):
-            imported = self.index.module_named(".".join(parts[:cut]), near=importer)
-            if imported is not None:
-                return imported
-        return None
 
 
 def _binds(target: ModuleFacts, name: str) -> bool:
