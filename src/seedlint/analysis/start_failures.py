@@ -95,13 +95,14 @@ class StartFailures:
         root = self.root
         elsewhere = _module_file(root, base) if root else None
         return found if elsewhere in (None, found) else None
+
     def start_failure(self, module: ModuleFacts) -> Optional[str]:
         """Why the module, run as a program, fails before it runs anything, else None."""
         return self.import_failure(module) or _parser_failure(self.relative, module)
 
     def unreached(self, module: ModuleFacts) -> Optional[str]:
-        """Why no program runs the module's code: it fails to import, or every program that
-        loads it fails at start; else None. A module that is a script itself is run."""
+        """Why no program runs the module's code: every program that loads it fails at start;
+        else None. A module that is a script itself is run."""
         key = os.path.abspath(module.path)
         if key not in self._unreached:
             self._unreached[key] = self._find_unreached(module)
@@ -186,12 +187,24 @@ def _conflicting_registration(function: Function) -> Optional[int]:
         if id(call) not in registrations or not isinstance(call.func, Name):
             continue
         receiver = call.func.dotted.rsplit(".", 1)[0]
+        if not _strict_parser_built_here(function, receiver):
+            return None  # built elsewhere, or with conflict_handler="resolve", which allows it
         strings = {arg.value for arg in call.args if isinstance(arg, Const) and isinstance(arg.value, str) and arg.value.startswith("-")}
         earlier = seen.setdefault(receiver, set())
         if strings & earlier:
             return call.span.line
         earlier |= strings
     return None
+
+
+def _strict_parser_built_here(function: Function, receiver: str) -> bool:
+    """The function binds ``receiver`` once, to an ``ArgumentParser(...)`` that keeps
+    argparse's default conflict handler (``"error"``)."""
+    bound = [assign.value for assign in function.assigns if assign.target == receiver]
+    return (
+        len(bound) == 1 and isinstance(bound[0], Call) and _spelled(bound[0]) == "ArgumentParser"
+        and bound[0].kwarg("conflict_handler") is None and not bound[0].star_kwargs
+    )
 
 
 def _spelled(call: Call) -> str:
