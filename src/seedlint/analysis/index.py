@@ -354,6 +354,7 @@ class ProjectIndex:
             return None
         if depth > MAX_REEXPORT_DEPTH:
             timing.limit_hit("re-export depth")
+            self._cycle_met = True  # cut short here: what leaned on it is not kept
             return None
         if qualified.startswith("builtins."):
             return ExternalRef(qualified[len("builtins."):])
