@@ -75,3 +75,23 @@ def test_the_light_pipeline_draws_nothing_from_numpy(fixture_modules, monkeypatc
     train, _ = fixture_modules
     loader = train.make_loader(TILES, "light", workers=2)
     assert not any(type(t).__name__ == "MultiplicativeNoise" for t in loader.dataset.augment.transforms)
+
+
+def test_a_downscale_with_its_default_scales_draws_one_number(fixture_modules):
+    """`A.Downscale(p=1)` keeps scale_min == scale_max == 0.25: `np.random.uniform(0.25, 0.25)`
+    is 0.25 whatever NumPy's state, so workers sharing that state change nothing
+    (fixtures/SDL001/clean_albumentations_0x_downscale_with_one_scale)."""
+    import albumentations
+
+    image = np.arange(16 * 16 * 3, dtype=np.uint8).reshape(16, 16, 3)
+    outputs = []
+    for seed in (1, 2, 3):
+        np.random.seed(seed)
+        outputs.append(albumentations.Downscale(p=1)(image=image)["image"])
+    assert all((output == outputs[0]).all() for output in outputs)
+    ranged = albumentations.Downscale(scale_min=0.3, scale_max=0.9, p=1)
+    scales = set()
+    for seed in (1, 2, 3):
+        np.random.seed(seed)
+        scales.add(ranged.get_params()["scale"])
+    assert len(scales) == 3, "a scale range draws from NumPy's global RNG"

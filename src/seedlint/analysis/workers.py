@@ -396,7 +396,27 @@ class WorkerCode:
         if entry is None:
             return stream
         declared = self.project.settings_for(obj.site.frame.module.path).library_version(entry.package)
-        return entry.stream if declared.declared and declared.within(range_from_specifiers(entry.versions)) else ""
+        if not (declared.declared and declared.within(range_from_specifiers(entry.versions))):
+            return ""
+        return "" if self._bounds_equal(obj, entry.constant_when_equal) else entry.stream
+
+    def _bounds_equal(self, obj: ExternalInstance, bounds) -> bool:
+        """The object was built with the two bounds of its ``uniform(low, high)`` draw equal
+        (``A.Downscale(p=1)`` keeps both scales at 0.25): it draws one number every call."""
+        call = obj.site.call
+        if not bounds or call.star_args or call.star_kwargs:
+            return False
+        values = []
+        for keyword, position, default in bounds:
+            passed = call.argument(keyword, position)
+            if passed is None:
+                values.append(default)
+                continue
+            constant = self.flow.constant(passed, obj.site.frame)
+            if constant is None:
+                return False
+            values.append(constant.value)
+        return len(set(values)) == 1
 
     def _global_rng_got(self, receiver: Obj) -> bool:
         """``check_random_state()``, or given a seed that is None: NumPy's global RNG itself."""

@@ -9,7 +9,9 @@ nlpaug 1.1.11 likewise (``base_augmenter.py``, ``model/base_model.py``); scipy 1
 too (``sklearn/utils/validation.py``); albumentations up to 1.4.20 draws with ``random``
 (``core/transforms_interface.py``), except the transforms in ``VERSIONED_CALLED_OBJECTS``,
 which before 1.2.0 draw with legacy ``np.random`` (the ``get_params`` of each at the tags
-0.4.0, 0.4.6, 0.5.0-0.5.2, 1.0.0-1.1.0 of its repository; 1.2.0 draws every NumPy number from
+0.4.0, 0.4.6, 0.5.0-0.5.2, 1.0.0-1.1.0 of its repository: ``Downscale`` draws
+``np.random.uniform(self.scale_min, self.scale_max)``, both 0.25 by default, so one number;
+1.2.0 draws every NumPy number from
 ``random_utils``, seeded from ``random``, after the change "Fix usage np.random for
 multiprocessing case", albumentations pull request 1070); torchvision v1/v2 and kornia with torch's generator
 (torchvision 0.21 ``transforms/transforms.py``: every ``Random*`` transform, ``ColorJitter`` and
@@ -49,12 +51,17 @@ class VersionedDraw:
     versions: str
     """PEP 440 specifiers of the releases in which they draw so."""
     stream: str
+    constant_when_equal: Tuple[Tuple[str, int, float], ...] = ()
+    """For a draw ``uniform(low, high)`` over two constructor parameters (keyword, position,
+    default): equal bounds give the same number every call, so nothing random to repeat."""
 
 
 VERSIONED_CALLED_OBJECTS: Tuple[VersionedDraw, ...] = (
     VersionedDraw("albumentations", frozenset({
-        "Downscale", "GlassBlur", "MultiplicativeNoise", "CropAndPad", "Perspective", "RandomToneCurve", "Superpixels",
+        "GlassBlur", "MultiplicativeNoise", "CropAndPad", "Perspective", "RandomToneCurve", "Superpixels",
     }), "<1.2", NUMPY),
+    VersionedDraw("albumentations", frozenset({"Downscale"}), "<1.2", NUMPY,
+                  constant_when_equal=(("scale_min", 0, 0.25), ("scale_max", 1, 0.25))),
     VersionedDraw("albumentations", frozenset({"GaussianBlur"}), ">=0.5,<1.2", NUMPY),
 )
 """Library objects that draw from a global RNG when called, in the releases named: an
