@@ -234,3 +234,14 @@ def test_a_library_transform_in_a_pipeline_a_helper_builds_under_an_option_names
     assert len(found) == 1
     assert "(`A.MultiplicativeNoise` (as albumentations <1.2 does) in `BuildingTiles.__getitem__`" in found[0]
     assert found[0].endswith("(the draw runs only when the program runs with `--augmentations hard`)")
+
+
+def test_a_library_transform_built_under_a_prefix_test_names_the_prefix_the_option_needs(tmp_path):
+    # `if policy.startswith("rand"):` with `--policy` defaulting to "original".
+    found = messages(ROOT / "SDL001" / "timm_randaugment_behind_a_policy_prefix", tmp_path)
+    assert len(found) == 1
+    assert "(`rand_augment_transform` in `StrongAugment.__call__`, transforms.py:19," in found[0]
+    assert found[0].endswith("(the draw runs only when the program runs with `--policy rand...`)")
+    (tmp_path / "default").mkdir()
+    found = messages(ROOT / "SDL001" / "timm_randaugment_drawing_from_numpy", tmp_path / "default")
+    assert len(found) == 1 and "the draw runs only" not in found[0]

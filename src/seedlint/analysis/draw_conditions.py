@@ -14,7 +14,9 @@ from typing import List, Optional, Sequence, Tuple
 from seedlint.analysis.objects import Constant, Frame, FromCommandLine, Instance, OptionConstant, Values
 from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of, combined_truth
 from seedlint.analysis.workers import Draw, Reached
-from seedlint.facts.model import BoolOp, Compare, Guard, Name, Not, Value
+from seedlint.facts.model import Attr, BoolOp, Call, Compare, Const, Guard, Name, Not, Value
+
+AFFIX_TESTS = ("startswith", "endswith")
 
 
 def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
@@ -107,10 +109,39 @@ def _default_truth(flow, test: Value, frame: Frame) -> Optional[bool]:
             return None
         outcomes = {_compare_constants(test.op, a.value, b.value) for a in left for b in right}
         return outcomes.pop() if len(outcomes) == 1 and None not in outcomes else None
+    affix = _affix_test(test)
+    if affix is not None:
+        receiver, method, wanted = affix
+        values = _defaults(flow.eval(receiver, frame))
+        if not values or not all(isinstance(obj, Constant) and isinstance(obj.value, str) for obj in values):
+            return None
+        outcomes = {getattr(obj.value, method)(wanted) for obj in values}
+        return outcomes.pop() if len(outcomes) == 1 else None
     if _simple(test):
         truths = {_truth_of(obj) for obj in _defaults(flow.eval(test, frame))}
         return truths.pop() if len(truths) == 1 else None
     return None
+
+
+def _affix_test(test: Value) -> Optional[Tuple[Value, str, object]]:
+    """``policy.startswith("rand")`` as (the string tested, the method, the constant
+    prefix or suffix or tuple of them), else None."""
+    if not isinstance(test, Call) or len(test.args) != 1 or test.kwargs or test.star_args or test.star_kwargs:
+        return None
+    argument = test.args[0]
+    if not (isinstance(argument, Const) and isinstance(argument.value, (str, tuple))):
+        return None
+    func = test.func
+    if isinstance(func, Name) and "." in func.dotted:
+        root, _, method = func.dotted.rpartition(".")
+        receiver: Value = Name(root, func.span, func.qualified.rpartition(".")[0] if func.qualified else None, func.scope)
+    elif isinstance(func, Attr):
+        receiver, method = func.value, func.attr
+    else:
+        return None
+    if method not in AFFIX_TESTS or not _simple(receiver):
+        return None
+    return receiver, method, argument.value
 
 
 def _options_read(flow, test: Value, frame: Frame, expected: bool = False) -> List[str]:
@@ -121,6 +152,12 @@ def _options_read(flow, test: Value, frame: Frame, expected: bool = False) -> Li
         return _options_read(flow, test.value, frame)
     if isinstance(test, BoolOp):
         return [flag for value in test.values for flag in _options_read(flow, value, frame)]
+    affix = _affix_test(test)
+    if affix is not None:
+        receiver, method, wanted = affix
+        shown = f" {wanted}..." if expected and method == "startswith" and isinstance(wanted, str) else ""
+        options = [getattr(obj, "option", "") for obj in flow.eval(receiver, frame) if isinstance(obj, (OptionConstant, FromCommandLine))]
+        return sorted({option + shown for option in options if option})
     sides = [(test.left, test.right), (test.right, test.left)] if isinstance(test, Compare) else [(test, None)]
     flags: List[str] = []
     for side, other in sides:

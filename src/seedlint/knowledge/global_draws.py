@@ -17,7 +17,10 @@ multiprocessing case", albumentations pull request 1070); torchvision v1/v2 and 
 (torchvision 0.21 ``transforms/transforms.py``: every ``Random*`` transform, ``ColorJitter`` and
 ``GaussianBlur`` draw their parameters with ``torch.rand``/``torch.randint``/``uniform_`` in
 ``get_params`` each time they are called; ``autoaugment.py`` likewise; the ``v2`` transforms
-in ``make_params``).
+in ``make_params``); timm's ``RandAugment`` picks its operations with ``np.random.choice`` and
+``AugMixAugment`` mixes with ``np.random.dirichlet``/``beta`` in ``__call__``, which
+``rand_augment_transform`` and ``augment_and_mix_transform`` return (``timm/data/auto_augment.py``
+of timm 0.4.12, 1.0.15 and 1.0.31; its ``AutoAugment`` and each operation draw with ``random``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ CALLED_OBJECTS: Tuple[Tuple[str, str], ...] = (
     ("audiomentations.", NUMPY),
     ("torch_audiomentations.", TORCH),
     ("kornia.augmentation.", TORCH),
+) + tuple(
+    (f"{module}.{name}", NUMPY)
+    for module in ("timm.data", "timm.data.auto_augment")
+    for name in ("RandAugment", "rand_augment_transform", "AugMixAugment", "augment_and_mix_transform")
 ) + tuple(
     (f"{module}.{name}", TORCH)
     for module in ("torchvision.transforms", "torchvision.transforms.transforms", "torchvision.transforms.v2",
