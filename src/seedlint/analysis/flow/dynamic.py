@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
+from seedlint.analysis import library
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.objects import (
     UNKNOWN,
@@ -97,8 +98,12 @@ class DynamicMixin:
 
     def instance_attribute_names(self, instance: Instance, with_class_body: bool = True) -> Set[str]:
         """The attributes an object of the class gets: ``self.x = ...`` in its methods and
-        its bases', and (``with_class_body``) the class bodies' assignments."""
+        its bases', those a library base's ``__init__`` stores (``library.BASE_ATTRIBUTES``:
+        a ``VisionDataset``'s ``target_transform``), and (``with_class_body``) the class
+        bodies' assignments."""
         names: Set[str] = set()
+        for base in self.index.external_bases(instance.cls):
+            names.update(library.BASE_ATTRIBUTES.get(base, ()))
         for item in self.index.mro(instance.cls):
             for qualname in item.cls.methods.values():
                 function = item.module.functions[qualname]
