@@ -219,7 +219,8 @@ def test_a_seeding_only_an_option_runs_says_so_with_options_from_a_parent_parser
     assert len(found) == 1
     assert found[0].endswith(
         "draws the same augmentations (the seeding runs only when the program runs with `--seed`); "
-        "add the rank to the seed (e.g. `seed + rank`)"
+        "add the rank to the seed (e.g. `seed + rank`), or, where every rank must draw the same initial values "
+        "(state that DDP does not broadcast), give the DataLoader `generator=torch.Generator().manual_seed(seed + rank)`"
     )
 
 

@@ -76,6 +76,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     trainer = pl.Trainer(accelerator="gpu", devices=4, strategy="ddp")
     ```
     In a plain DDP script, seed each rank differently: `torch.manual_seed(args.seed + rank)`.
+    Where every rank must draw the same initial values (a tensor created from the global
+    generator that DDP does not broadcast), keep the shared seed and give the loader its own:
+    `DataLoader(..., generator=torch.Generator().manual_seed(args.seed + rank))`; each
+    epoch's worker seeds are drawn from that generator instead.
 
     ## Fix safety
     Safe for `seed_everything`: the fix adds `workers=True`, which only changes the seeds of
@@ -212,7 +216,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         return self.report(frame.module, call.span, (
             f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
             "worker k of every rank gets the same seed and draws the same augmentations; "
-            "add the rank to the seed (e.g. `seed + rank`)"
+            "add the rank to the seed (e.g. `seed + rank`), or, where every rank must draw the same initial "
+            "values (state that DDP does not broadcast), give the DataLoader `generator=torch.Generator().manual_seed(seed + rank)`"
         ), related=[seeding.frame.module, *(loader.module for loader in loaders)], evidence=_seeding_evidence(seeding, call) + [
             (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
         ])
