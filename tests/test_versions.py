@@ -97,6 +97,16 @@ def test_numpy_releases_bound_the_python_they_run_on(tmp_path, numpy_pin, python
     assert python.describe() == python_range, python.describe()
 
 
+@pytest.mark.parametrize(
+    "tensorflow_pin, python_range",
+    [("tensorflow-gpu==1.14.0\n", "<3.8"), ("tensorflow<2.2\n", "<3.8"), ("tensorflow==2.2.0\n", "any version (none declared)")],
+)
+def test_tensorflow_releases_before_2_2_bound_the_python_they_run_on(tmp_path, tensorflow_pin, python_range):
+    write(tmp_path, {"setup.cfg": "", "requirements.txt": tensorflow_pin})
+    python = versions(tmp_path).get("python")
+    assert python.describe() == python_range, python.describe()
+
+
 def test_requirements_files_follow_includes_constraints_urls_and_markers(tmp_path):
     write(tmp_path, {
         "requirements.txt": """\

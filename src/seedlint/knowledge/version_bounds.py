@@ -26,6 +26,8 @@ Sources, per family:
 - NumPy -> albumentations: every release from 1.4.0 on has ``Requires-Dist: numpy>=1.24.4``
   (read in the wheels of 1.4.0, 1.4.4, 1.4.8 to 1.4.24, 2.0.0 and 2.0.8; 1.3.1 has
   ``numpy>=1.11.1``), so a project that pins an older NumPy runs an albumentations before 1.4.0.
+- TensorFlow -> Python: tensorflow and tensorflow-gpu before 2.2.0 have no wheels for CPython 3.8
+  or later (1.14.0 and 2.1.0 resolve for 3.7 and not for 3.8 on the registry; 2.2.0 does).
 - transformers: from 4.52.1 its import disables PyTorch below a minimum (``utils/import_utils.py``:
   "Disabling PyTorch because PyTorch >= X is required"), so a project that needs it needs that torch.
 """
@@ -138,5 +140,9 @@ IMPLIED: Tuple[Implies, ...] = tuple(
         for release, python in _ALBUMENTATIONS_PYTHON
     ]
     + [Implies("numpy", "<1.24.4", "albumentations", "<1.4.0", "albumentations from 1.4.0 on requires numpy>=1.24.4 (its Requires-Dist)")]
+    + [
+        Implies(package, "<2.2", "python", "<3.8", f"{package} before 2.2.0 has no wheels for CPython 3.8 or later, per its files on the registry")
+        for package in ("tensorflow", "tensorflow-gpu")
+    ]
     + _floors("transformers", "torch", _TRANSFORMERS_TORCH, "transformers {release} disables torch<{needs} at import (utils/import_utils.py)")
 )
