@@ -6,6 +6,7 @@ methods of dicts, sequences and registries.
 from __future__ import annotations
 
 import os
+import re
 from typing import List, Optional, Set
 
 from seedlint.analysis import inputs, library
@@ -54,6 +55,7 @@ from seedlint.facts.model import (
     Attr,
     BinOp,
     Call,
+    Const,
     Name,
     Value,
 )
@@ -298,6 +300,8 @@ class CallsMixin:
         if isinstance(value, BinOp) and value.op == "Add":
             left, right = self._string_parts(value.left, frame, depth + 1), self._string_parts(value.right, frame, depth + 1)
             return left + right if left is not None and right is not None else None
+        if isinstance(value, Call) and isinstance(value.func, Attr) and value.func.attr == "format":
+            return self._formatted_parts(value, frame, depth)
         if isinstance(value, Name) and value.qualified is None and "." not in value.dotted:
             function = frame.function.function
             assigned = self._bindings_of(function)[0].get(value.dotted, [])
@@ -307,6 +311,31 @@ class CallsMixin:
         if constant is not None:
             return [constant.value] if isinstance(constant.value, str) else None
         return [None]
+
+    def _formatted_parts(self, call: Call, frame: Frame, depth: int) -> Optional[List[Optional[str]]]:
+        """``"datasets.{}".format(args.dataset)``: the template's text with each positional
+        field's pieces; None for named fields, conversions, format specs or escaped braces."""
+        template = call.func.value if isinstance(call.func, Attr) else None
+        if not (isinstance(template, Const) and isinstance(template.value, str)) or call.kwargs or call.star_args or call.star_kwargs:
+            return None
+        pieces = re.split(r"\{(\d*)\}", template.value)
+        if any("{" in text or "}" in text for text in pieces[0::2]):
+            return None
+        parts: List[Optional[str]] = []
+        automatic = 0
+        for position, piece in enumerate(pieces):
+            if position % 2 == 0:
+                parts.append(piece)
+                continue
+            index = int(piece) if piece else automatic
+            automatic += 1
+            if index >= len(call.args):
+                return None
+            inner = self._string_parts(call.args[index], frame, depth + 1)
+            if inner is None:
+                return None
+            parts += inner
+        return parts
 
     def _opened_path(self, handle: Value, frame: Frame) -> Optional[Value]:
         """The path of ``open(path)``, written in place or bound once to a local name (``with
