@@ -246,3 +246,11 @@ def test_a_library_transform_built_under_a_prefix_test_names_the_prefix_the_opti
     (tmp_path / "default").mkdir()
     found = messages(ROOT / "SDL001" / "timm_randaugment_drawing_from_numpy", tmp_path / "default")
     assert len(found) == 1 and "the draw runs only" not in found[0]
+
+
+def test_a_library_factory_built_to_draw_says_which_argument_makes_it_draw(tmp_path):
+    # `create_transform(is_training=True, auto_augment=args.aa)` with `--aa` defaulting to a RandAugment policy.
+    found = messages(ROOT / "SDL001" / "timm_create_transform_with_a_rand_augment_policy", tmp_path)
+    assert len(found) == 1
+    assert "(`create_transform` (its `auto_augment` policy draws with `np.random`) in `build_transform`, datasets.py:11," in found[0]
+    assert "reached from `ImageFolder` built at datasets.py:30" in found[0]

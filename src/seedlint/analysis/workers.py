@@ -17,13 +17,16 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import (
+    Constant,
     External,
     ExternalInstance,
     Frame,
+    FromCommandLine,
     FunctionObj,
     Instance,
     MethodOf,
     Obj,
+    OptionConstant,
     SeqObj,
     ordered,
 )
@@ -179,7 +182,7 @@ class WorkerCode:
                     add(held_frame, None)
                 stream = self._draws_when_called(held)
                 if stream:
-                    draws.append(Draw(Reached(held.site.frame), held.site.call, stream))
+                    draws.append(Draw(Reached(held.site.frame), held.site.call, stream, held=held))
         elif isinstance(instance, FunctionObj):  # a callable the worker runs: a collate_fn
             for frame in self._frames_of(instance):
                 add(frame, None)
@@ -194,7 +197,7 @@ class WorkerCode:
                     add(held_frame, None)
                 stream = self._draws_when_called(held)
                 if stream:  # ImageFolder(root, transform=Compose([RandomResizedCrop(224), ...]))
-                    draws.append(Draw(Reached(held.site.frame), held.site.call, stream))
+                    draws.append(Draw(Reached(held.site.frame), held.site.call, stream, held=held))
             for holder in self._library_objects_passed(instance.site.call, instance.site.frame):
                 library_draws.extend(self._library_draws(None, instance.site.call, holder))
         while queue:
@@ -392,6 +395,9 @@ class WorkerCode:
         if not isinstance(obj, ExternalInstance):
             return ""
         stream = global_draws.called_object_stream(obj.qualified)
+        configured = global_draws.configured_draw(obj.qualified) if not stream else None
+        if configured is not None:
+            return configured.stream if self._built_to_draw(obj, configured) else ""
         entry = global_draws.versioned_draw(obj.qualified) if not stream else None
         if entry is None:
             return stream
@@ -399,6 +405,29 @@ class WorkerCode:
         if not (declared.declared and declared.within(range_from_specifiers(entry.versions))):
             return ""
         return "" if self._bounds_equal(obj, entry.constant_when_equal) else entry.stream
+
+    def _built_to_draw(self, obj: ExternalInstance, entry: global_draws.ConfiguredDraw) -> bool:
+        """The factory was called with the arguments that make its result draw, when the
+        program runs with its defaults (each value the flow gives them then does)."""
+        call, frame = obj.site.call, obj.site.frame
+        if call.star_args or call.star_kwargs:
+            return False
+        choice = call.kwarg(entry.keyword)
+        if choice is None:
+            return False
+        values = frozenset(v for v in self.flow.eval(choice, frame) if not isinstance(v, (OptionConstant, FromCommandLine)))
+        if not values or not all(isinstance(v, Constant) and isinstance(v.value, str) and v.value.startswith(entry.prefixes) for v in values):
+            return False
+        for keyword, position in entry.required_true:
+            passed = call.argument(keyword, position)
+            truths = self.flow.eval(passed, frame) if passed is not None else frozenset()
+            if not truths or not all(isinstance(v, Constant) and v.value for v in truths):
+                return False
+        for keyword in entry.required_false:
+            passed = call.kwarg(keyword)
+            if passed is not None and any(not (isinstance(v, Constant) and not v.value) for v in self.flow.eval(passed, frame)):
+                return False
+        return True
 
     def _bounds_equal(self, obj: ExternalInstance, bounds) -> bool:
         """The object was built with the two bounds of its ``uniform(low, high)`` draw equal

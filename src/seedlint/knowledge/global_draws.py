@@ -74,6 +74,40 @@ VERSIONED_CALLED_OBJECTS: Tuple[VersionedDraw, ...] = (
 """Library objects that draw from a global RNG when called, in the releases named: an
 object draws there only when the project declares (or its code implies) such a release."""
 
+@dataclass(frozen=True)
+class ConfiguredDraw:
+    """A library factory whose result draws from a global RNG only when built with some
+    arguments: ``create_transform(..., is_training=True, auto_augment="rand-m9-mstd0.5")``."""
+
+    names: FrozenSet[str]
+    """Qualified names of the factory."""
+    keyword: str
+    """The argument (by keyword only: its position moves between releases) naming the choice."""
+    prefixes: Tuple[str, ...]
+    """Values of that argument that make the result draw (string prefixes)."""
+    required_true: Tuple[Tuple[str, int], ...]
+    """Parameters (keyword, position) that must be passed as true (False by default)."""
+    required_false: Tuple[str, ...]
+    """Keyword parameters that must not be passed as true."""
+    stream: str
+
+
+CONFIGURED_CALLED_OBJECTS: Tuple[ConfiguredDraw, ...] = (
+    ConfiguredDraw(frozenset({"timm.data.create_transform", "timm.data.transforms_factory.create_transform"}),
+                   "auto_augment", ("rand", "augmix"), (("is_training", 1),), ("no_aug", "tf_preprocessing"), NUMPY),
+    ConfiguredDraw(frozenset({"timm.data.transforms_factory.transforms_imagenet_train"}),
+                   "auto_augment", ("rand", "augmix"), (), (), NUMPY),
+)
+"""timm's ``transforms_factory.py`` (0.4.12, 1.0.31): ``create_transform`` builds the training
+pipeline of ``transforms_imagenet_train`` when ``is_training`` (and neither ``no_aug`` nor TF
+preprocessing), which adds ``rand_augment_transform`` for an ``auto_augment`` string starting
+with "rand" and ``augment_and_mix_transform`` for one starting with "augmix"."""
+
+
+def configured_draw(qualified: str) -> Optional[ConfiguredDraw]:
+    return next((entry for entry in CONFIGURED_CALLED_OBJECTS if qualified in entry.names), None)
+
+
 METHODS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
     ("audiomentations.", ("apply", "randomize_parameters"), NUMPY),
     ("nlpaug.", ("augment",), NUMPY),
@@ -111,8 +145,9 @@ def versioned_draw(qualified: str) -> Optional[VersionedDraw]:
 
 
 def may_draw_when_called(qualified: str) -> bool:
-    """The library object draws from a global RNG when called, in some release."""
-    return bool(called_object_stream(qualified)) or versioned_draw(qualified) is not None
+    """The library object draws from a global RNG when called, in some release or when built
+    with some arguments."""
+    return bool(called_object_stream(qualified)) or versioned_draw(qualified) is not None or configured_draw(qualified) is not None
 
 
 def method_stream(receiver: str, method: str) -> str:

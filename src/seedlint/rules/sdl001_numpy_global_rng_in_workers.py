@@ -12,7 +12,7 @@ from seedlint.analysis.seeds import EPOCH
 from seedlint.analysis.worker_init import init_frame, worker_seedings
 from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.knowledge.global_draws import versioned_draw
+from seedlint.knowledge.global_draws import configured_draw, versioned_draw
 from seedlint.facts.model import MODULE_CODE, BoolOp, Compare, Const, Name
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.pickling import may_start_by_pickling
@@ -194,8 +194,14 @@ class NumpyGlobalRngInWorkers(Rule):
 
 
 def _releases_drawing(draw: Draw) -> str:
-    """`` (as albumentations <1.2 does)`` for a library object that draws so only in some releases."""
-    entry = versioned_draw(draw.held.qualified) if draw.held is not None else None
+    """`` (as albumentations <1.2 does)`` for a library object that draws so only in some
+    releases, `` (its `auto_augment` policy draws)`` for one built to draw."""
+    if draw.held is None:
+        return ""
+    configured = configured_draw(draw.held.qualified)
+    if configured is not None:
+        return f" (its `{configured.keyword}` policy draws with `np.random`)"
+    entry = versioned_draw(draw.held.qualified)
     return f" (as {entry.package} {entry.versions} does)" if entry is not None else ""
 
 
