@@ -254,3 +254,9 @@ def test_a_library_factory_built_to_draw_says_which_argument_makes_it_draw(tmp_p
     assert len(found) == 1
     assert "(`create_transform` (its `auto_augment` policy draws with `np.random`) in `build_transform`, datasets.py:11," in found[0]
     assert "reached from `ImageFolder` built at datasets.py:30" in found[0]
+
+
+def test_of_the_library_datasets_an_option_picks_the_default_one_is_named(tmp_path):
+    # `--data-set` defaults to IMNET: `CIFAR100(...)`, built first in the source under "CIFAR", is not named.
+    found = messages(ROOT / "SDL001" / "timm_create_transform_for_a_dataset_chosen_by_option", tmp_path)
+    assert len(found) == 1 and "reached from `ImageFolder` built at datasets.py:33" in found[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Tuple
 
-from seedlint.analysis.draw_conditions import options_needed
+from seedlint.analysis.draw_conditions import options_needed, options_needed_by
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
@@ -171,12 +171,16 @@ class NumpyGlobalRngInWorkers(Rule):
     def _first_draw(project: Project, instances) -> Optional[Tuple[Instance, Draw]]:
         """The draw most sure to run: one the program's defaults run, then fewest ``if``s on
         the way, then fewest calls, then the first in the source; of the datasets that reach
-        it, one that is not an abstract base class of another (the concrete class a name
-        picks, not the base it inherits ``__getitem__`` from)."""
+        it, one the program's defaults build (``ImageFolder`` for ``--data_set IMNET``, not
+        ``CIFAR100`` under ``if args.data_set == "CIFAR":``), and one that is not an abstract
+        base class of another (the concrete class a name picks, not the base it inherits
+        ``__getitem__`` from)."""
         found = []
         instances = list(instances)
         for instance in instances:
             based_on = _base_of_another(project, instance, instances)
+            site = getattr(instance, "site", None)
+            built_needs = site is not None and bool(options_needed_by(project.flow, [(site.call.guards, site.frame)]))
             run = project.workers.of(instance)
             if _seeds_numpy_itself(project, run):
                 continue
@@ -185,7 +189,7 @@ class NumpyGlobalRngInWorkers(Rule):
                     guards, hops = _on_the_way(draw)
                     span = draw.call.span
                     needs = bool(options_needed(project.flow, draw))
-                    key = (needs, guards, hops, draw.reached.function.module.path, span.line, span.col, based_on)
+                    key = (needs, built_needs, guards, hops, draw.reached.function.module.path, span.line, span.col, based_on)
                     found.append((key, instance, draw))
         if not found:
             return None
