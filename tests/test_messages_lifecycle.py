@@ -260,3 +260,9 @@ def test_of_the_library_datasets_an_option_picks_the_default_one_is_named(tmp_pa
     # `--data-set` defaults to IMNET: `CIFAR100(...)`, built first in the source under "CIFAR", is not named.
     found = messages(ROOT / "SDL001" / "timm_create_transform_for_a_dataset_chosen_by_option", tmp_path)
     assert len(found) == 1 and "reached from `ImageFolder` built at datasets.py:33" in found[0]
+
+
+def test_a_loader_built_only_under_an_option_says_which(tmp_path):
+    found = messages(ROOT / "SDL006" / "lambda_collate_of_a_loader_built_only_for_one_phase", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith("(this DataLoader is built only when the program runs with `--phase analysis`)")

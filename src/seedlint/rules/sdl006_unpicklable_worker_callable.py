@@ -117,13 +117,18 @@ class UnpicklableWorkerCallable(Rule):
                 if error and method.module is not None and method.span is not None:
                     evidence.append((method.module.path, method.span, f"sets the '{method.name}' start method"))
                 evidence += workers_evidence(project, workers)
-                diagnostic = self._diagnostic(project, problem, role, method, error, where, workers_condition(workers),
+                built_with = _options_building(project, frame, loader)
+                condition = workers_condition(workers) + (
+                    f" (this DataLoader is built only when the program runs with {' and '.join(f'`{flag}`' for flag in built_with)})"
+                    if built_with else ""
+                )
+                diagnostic = self._diagnostic(project, problem, role, method, error, where, condition,
                                               "error" if error and not workers.option else "warning", evidence)
                 key = (problem.module.path, problem.span.line, problem.span.col)
                 earlier = found[key][1].related if key in found else set()
                 # What the code sets says more than a platform's default, and workers that start
                 # by default more than an option that may start them.
-                rank = (error, workers.option is None)
+                rank = (error, workers.option is None, not built_with)
                 if key not in found or rank > found[key][0]:
                     found[key] = (rank, diagnostic)
                 found[key][1].related.update(earlier)
@@ -186,6 +191,17 @@ class UnpicklableWorkerCallable(Rule):
         fixable = problem.fixable and not problem.module.cells
         fix = Fix(FIX_KIND, problem.module.path, problem.span, True, (role,)) if fixable else None
         return self.report(problem.module, problem.span, message, fix, severity, evidence=evidence)
+
+
+def _options_building(project: Project, frame: Frame, loader: LoaderCall) -> Tuple[str, ...]:
+    """The options without which the loader is not built in this context: the ``if``s around
+    its call and around each call on the way to its function (``if args.phase == "analysis":``)."""
+    tests = [(loader.call.guards, frame)]
+    outer = frame
+    while outer.site is not None:
+        tests.append((outer.site.call.guards, outer.site.frame))
+        outer = outer.site.frame
+    return options_needed_by(project.flow, tests)
 
 
 def _options_keeping(project: Project, value: FunctionObj, holder=None) -> Tuple[str, ...]:
