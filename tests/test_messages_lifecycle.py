@@ -266,3 +266,9 @@ def test_a_loader_built_only_under_an_option_says_which(tmp_path):
     found = messages(ROOT / "SDL006" / "lambda_collate_of_a_loader_built_only_for_one_phase", tmp_path)
     assert len(found) == 1
     assert found[0].endswith("(this DataLoader is built only when the program runs with `--phase analysis`)")
+
+
+def test_of_the_datasets_holding_a_local_function_the_one_the_defaults_build_is_named(tmp_path):
+    # `PseudoLabeled` is built first in the source, but only with `--algorithm pseudo_label`.
+    found = messages(ROOT / "SDL006" / "local_function_held_by_the_dataset_an_option_picks", tmp_path)
+    assert len(found) == 1 and found[0].startswith("the dataset is an object of `Reviews` holding `transform`")

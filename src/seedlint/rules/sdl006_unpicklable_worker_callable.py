@@ -109,7 +109,7 @@ class UnpicklableWorkerCallable(Rule):
         found: Dict[Tuple[str, int, int], Tuple[tuple, Diagnostic]] = {}
         for loader, frame, method, error in pickling_loaders(project):
             workers = project.loaders.workers(loader, frame)
-            for problem, role in self._problems(project, loader, frame):
+            for problem, role, holder_needs in self._problems(project, loader, frame):
                 where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
                 if not error and where is None:
                     continue
@@ -128,7 +128,7 @@ class UnpicklableWorkerCallable(Rule):
                 earlier = found[key][1].related if key in found else set()
                 # What the code sets says more than a platform's default, and workers that start
                 # by default more than an option that may start them.
-                rank = (error, workers.option is None, not built_with)
+                rank = (error, workers.option is None, not built_with, not holder_needs)
                 if key not in found or rank > found[key][0]:
                     found[key] = (rank, diagnostic)
                 found[key][1].related.update(earlier)
@@ -136,13 +136,16 @@ class UnpicklableWorkerCallable(Rule):
         for _, diagnostic in found.values():
             yield diagnostic
 
-    def _problems(self, project: Project, loader: LoaderCall, frame: Frame) -> Iterator[Tuple[Unpicklable, str]]:
+    def _problems(self, project: Project, loader: LoaderCall, frame: Frame) -> Iterator[Tuple[Unpicklable, str, bool]]:
+        """What the loader's workers receive that cannot be pickled: (the problem, the
+        loader argument it comes in, whether the dataset holding it is built only under
+        options the program's defaults do not set)."""
         for role in ROLES:
             for value in project.loaders.argument(loader, role, frame).values:
                 if isinstance(value, FunctionObj):
                     problem = _unpicklable_function(value.function.module, value.function.function)
                     if problem is not None:
-                        yield problem, role
+                        yield problem, role, False
         dataset = loader.argument("dataset")
         span = dataset.span if isinstance(dataset, (Name, Call)) else loader.call.span
         for instance in project.loaders.project_datasets(loader, frame):
@@ -150,7 +153,7 @@ class UnpicklableWorkerCallable(Rule):
             if cls.nested:
                 owner = cls.qualname.split(".<locals>.")[0]
                 what = f"an object of `{cls.name}`, a class defined inside `{owner}`"
-                yield Unpicklable(loader.module, span, what, cls.qualname), "dataset"
+                yield Unpicklable(loader.module, span, what, cls.qualname), "dataset", False
         for held_by in project.loaders.datasets(loader, frame):
             if isinstance(held_by, ExternalInstance) and not library_dataset(held_by.qualified):
                 continue  # a library object that is no dataset (a name looked up at run time may give one)
@@ -171,7 +174,9 @@ class UnpicklableWorkerCallable(Rule):
             flags = _options_keeping(project, value, held_by)
             only = f", kept only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)}" if flags else ""
             what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)}{more}{only})"
-            yield replace(problem, what=what, fixable=False), "dataset"
+            site = held_by.site
+            holder_needs = site is not None and bool(options_needed_by(project.flow, [(site.call.guards, site.frame)]))
+            yield replace(problem, what=what, fixable=False), "dataset", holder_needs
 
     def _diagnostic(
         self, project: Project, problem: Unpicklable, role: str, method: StartMethod, error: bool, where: Optional[str],
