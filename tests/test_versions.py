@@ -88,21 +88,18 @@ def test_bounds_implied_by_other_packages(tmp_path, files, torch_range):
 
 
 @pytest.mark.parametrize(
-    "numpy_pin, python_range",
-    [("numpy==1.26.4\n", ">=3.9,<3.13"), ("numpy<1.26\n", "<3.12"), ("numpy==2.1.3\n", ">=3.10")],
+    "pin, python_range",
+    [
+        ("numpy==1.26.4\n", ">=3.9,<3.13"),
+        ("numpy<1.26\n", "<3.12"),
+        ("numpy==2.1.3\n", ">=3.10"),
+        ("tensorflow-gpu==1.14.0\n", "<3.8"),
+        ("tensorflow<2.2\n", "<3.8"),
+        ("tensorflow==2.2.0\n", "any version (none declared)"),
+    ],
 )
-def test_numpy_releases_bound_the_python_they_run_on(tmp_path, numpy_pin, python_range):
-    write(tmp_path, {"setup.cfg": "", "requirements.txt": numpy_pin})
-    python = versions(tmp_path).get("python")
-    assert python.describe() == python_range, python.describe()
-
-
-@pytest.mark.parametrize(
-    "tensorflow_pin, python_range",
-    [("tensorflow-gpu==1.14.0\n", "<3.8"), ("tensorflow<2.2\n", "<3.8"), ("tensorflow==2.2.0\n", "any version (none declared)")],
-)
-def test_tensorflow_releases_before_2_2_bound_the_python_they_run_on(tmp_path, tensorflow_pin, python_range):
-    write(tmp_path, {"setup.cfg": "", "requirements.txt": tensorflow_pin})
+def test_package_releases_bound_the_python_they_run_on(tmp_path, pin, python_range):
+    write(tmp_path, {"setup.cfg": "", "requirements.txt": pin})
     python = versions(tmp_path).get("python")
     assert python.describe() == python_range, python.describe()
 
