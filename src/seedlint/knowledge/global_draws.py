@@ -74,6 +74,7 @@ VERSIONED_CALLED_OBJECTS: Tuple[VersionedDraw, ...] = (
 """Library objects that draw from a global RNG when called, in the releases named: an
 object draws there only when the project declares (or its code implies) such a release."""
 
+
 @dataclass(frozen=True)
 class ConfiguredDraw:
     """A library factory whose result draws from a global RNG only when built with some

@@ -57,7 +57,9 @@ class UnpicklableWorkerCallable(Rule):
     check: it has no other path), or a project whose only installations are
     Linux-only (a Dockerfile, a conda environment exported on Linux), on Pythons before 3.14
     always forks, and is not reported; the message says which start method, and where, can start the workers by
-    pickling. Loaders that use the `fork` start method explicitly are not reported.
+    pickling. Loaders that use the `fork` start method explicitly are not reported. A loader
+    the program builds only under an option its defaults do not set (`if args.phase ==
+    "analysis":`) is a warning that names the option.
 
     The anchor is the lambda or the nested `def`; for a dataset class defined in a function it
     is the loader's dataset argument (the class statement may serve several loaders, and the
@@ -123,7 +125,7 @@ class UnpicklableWorkerCallable(Rule):
                     if built_with else ""
                 )
                 diagnostic = self._diagnostic(project, problem, role, method, error, where, condition,
-                                              "error" if error and not workers.option else "warning", evidence)
+                                              "error" if error and not workers.option and not built_with else "warning", evidence)
                 key = (problem.module.path, problem.span.line, problem.span.col)
                 earlier = found[key][1].related if key in found else set()
                 # What the code sets says more than a platform's default, and workers that start
