@@ -15,6 +15,8 @@ from seedlint.analysis.objects import (
     UNKNOWN,
     ClassObj,
     Constant,
+    DictObj,
+    Entry,
     External,
     ExternalInstance,
     Frame,
@@ -156,6 +158,12 @@ class TruthMixin:
             return None
         outcomes = set()
         for sequence in self.eval(container, frame):
+            if isinstance(sequence, DictObj):
+                keyed = self._key_membership(left, sequence)
+                if keyed is None:
+                    return None
+                outcomes.add(keyed)
+                continue
             if not isinstance(sequence, SeqObj) or sequence.open or any(entry.spread for entry in sequence.entries):
                 return None
             elements = [self.eval(entry.value, entry.frame) for entry in sequence.entries]
@@ -167,6 +175,16 @@ class TruthMixin:
                 if certainly != possibly:
                     return None
                 outcomes.add(certainly)
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    @staticmethod
+    def _key_membership(left: Values, mapping: DictObj) -> Optional[bool]:
+        """``"num_workers" in dataloader_args``: decided for a dict whose keys are all seen
+        (the ``**kwargs`` of one call: ``f(ds, num_workers=0)`` holds that key)."""
+        if mapping.open or mapping.attributes or any(entry.spread or entry.key is Entry.ANY for entry in mapping.entries):
+            return None
+        keys = {entry.key for entry in mapping.entries}
+        outcomes = {obj.value in keys for obj in left}
         return outcomes.pop() if len(outcomes) == 1 else None
 
     def _compared(self, value: Value, frame: Frame) -> Optional[Values]:
