@@ -69,7 +69,7 @@ def _reaching(function: Function, assigns: List, read: Span, read_guards: Option
 
     assigns = [a for a in assigns if not any(_inside(exit, a.span) and not _inside(exit, read) for exit in function.exits)]
     if read_guards:
-        assigns = [a for a in assigns if not _excluded_by(a.guards, read_guards)]
+        assigns = [a for a in assigns if not _excluded_by(a.guards, read_guards, function)]
     loops_around_read = [loop.span for loop in function.loops if _inside(loop.span, read)]
     killers = [
         a for a in assigns
@@ -125,9 +125,26 @@ def _implied_by(guards: Sequence[Guard], read_guards: Sequence[Guard]) -> bool:
     return all(any(test is other and holds == truth for other, truth in read_guards) for test, holds in guards)
 
 
-def _excluded_by(guards: Sequence[Guard], read_guards: Sequence[Guard]) -> bool:
-    """Some guard of an assignment is a test the read runs under with the other truth."""
-    return any(test is other and holds != truth for test, holds in guards for other, truth in read_guards)
+def _excluded_by(guards: Sequence[Guard], read_guards: Sequence[Guard], function: Optional[Function] = None) -> bool:
+    """Some guard of an assignment is a test the read runs under with the other truth: the
+    same ``if``, or (given the function) another ``if`` on the same flag that nothing in
+    the function rebinds (``if use_webdataset: ds = ...`` / ``else: ds = ...``, then
+    ``if use_webdataset: loader = WebLoader(ds)``)."""
+    return any(
+        holds != truth and (test is other or (function is not None and _same_flag(test, other, function)))
+        for test, holds in guards for other, truth in read_guards
+    )
+
+
+def _same_flag(test: Value, other: Value, function: Function) -> bool:
+    """Two tests of one plain name that the function does not assign to from the first of
+    them on."""
+    if not (isinstance(test, Name) and isinstance(other, Name)):
+        return False
+    if (test.dotted, test.qualified, test.scope) != (other.dotted, other.qualified, other.scope) or "." in test.dotted:
+        return False
+    first = min((test.span.line, test.span.col), (other.span.line, other.span.col))
+    return not any(a.target == test.dotted and (a.span.line, a.span.col) >= first for a in function.assigns)
 
 
 def _inside(outer: Span, inner: Span) -> bool:
