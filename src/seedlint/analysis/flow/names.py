@@ -39,6 +39,7 @@ from seedlint.facts.model import (
 )
 from seedlint.analysis.flow.shared import (
     _reaching,
+    _before,
     _inside,
     _spelled_last,
     _is_dict_mutator,
@@ -50,15 +51,21 @@ from seedlint.analysis.flow.shared import (
 
 class NamesMixin:
     def _name(self, name: Name, frame: Frame) -> Values:
-        if name.qualified is not None:
-            return self.global_name(name.qualified, frame.module)
         module = frame.module
-        if name.scope != frame.function.function.qualname:
+        if name.qualified is not None:
+            if self._module_code_variable(name, frame):
+                values = self._module_code_read(name.root, frame, name.span)
+                for part in name.rest.split(".") if name.rest else ():
+                    values = self.attribute(values, part)
+                return values
+            return self.global_name(name.qualified, module)
+        own = name.scope == frame.function.function.qualname
+        if not own:
             scope = module.functions.get(name.scope)
             if scope is None:
                 return UNKNOWN_SET
             frame = self._enclosing_frame(frame, scope)
-        values = self._local(name.root, frame, name.span)
+        values = self._local(name.root, frame, name.span, own)
         for part in name.rest.split(".") if name.rest else ():
             values = self.attribute(values, part)
         return values
@@ -69,9 +76,13 @@ class NamesMixin:
         from any call."""
         return self.function_frame(frame.module, scope)
 
-    def _local(self, root: str, frame: Frame, read: Optional[Span] = None) -> Values:
+    def _local(self, root: str, frame: Frame, read: Optional[Span] = None, own: bool = False) -> Values:
         function = frame.function.function
         module = frame.module
+        if function.qualname == MODULE_CODE:
+            if read is not None and own and self._flows_in_module_code(module, root):
+                return self._module_code_read(root, frame, read)
+            return self.global_name(f"{module.name}.{root}" if module.name else root, module)
         found: List[Values] = []
         bound = self._bindings_of(function)
         assigns = list(bound[0].get(root, ()))
@@ -93,10 +104,38 @@ class NamesMixin:
         local_class = module.classes.get(f"{function.qualname}.<locals>.{root}") if function.qualname != MODULE_CODE else None
         if local_class is not None:
             found.append(frozenset({ClassObj(ClassRef(module, local_class))}))
-        if function.qualname == MODULE_CODE:
-            return self.global_name(f"{module.name}.{root}" if module.name else root, module)
         values = union(found) if found else UNKNOWN_SET
-        return self._with_mutations(values, function, root, frame)
+        return self._with_mutations(values, function, root, frame, read if own else None)
+
+    def _module_code_variable(self, name: Name, frame: Frame) -> bool:
+        """A read in module code of one of the module's own variables (``train.ds`` read in
+        ``train.py``'s top-level code) that only module code binds."""
+        module = frame.module
+        if frame.function.function.qualname != MODULE_CODE or name.scope:
+            return False
+        own = f"{module.name}.{name.root}" if module.name else name.root
+        if not (name.qualified == own or name.qualified.startswith(own + ".")):
+            return False
+        return self._flows_in_module_code(module, name.root)
+
+    def _flows_in_module_code(self, module: ModuleFacts, root: str) -> bool:
+        """A module-level variable that only module code binds, by plain assignment: a read
+        in module code itself then sees only the assignments that reach it, as in a function."""
+        if module.toplevel.get(root) != "assign" or root in module.imports or root in self._global_writers(module):
+            return False
+        assigns, loops = self._bindings_of(module.module_code)
+        return bool(assigns.get(root)) and not loops.get(root)
+
+    def _module_code_read(self, root: str, frame: Frame, read: Span) -> Values:
+        """A read in module code of a variable module code assigns: the assignments that
+        reach it (not those in the other arm of an ``if`` the read runs under, nor those
+        after it outside a loop around it), as the program runs from the top."""
+        function = frame.function.function
+        assigns, _ = _reaching(function, list(self._bindings_of(function)[0][root]), read, self._read_guards(function, read))
+        assigns = [a for a in assigns if self.guards_may_hold(a.guards, frame)]
+        found = [self._narrowed(self.eval(a.value, frame), a, frame) for a in assigns]
+        values = self._with_mutations(union(found) if found else UNKNOWN_SET, function, root, frame, read)
+        return frozenset(v.with_origin((frame.module.path, root)) if isinstance(v, DictObj) else v for v in values)
 
     def _narrowed(self, values: Values, assign: Assign, frame: Frame) -> Values:
         """``if isinstance(sampler, BatchSampler): batch_sampler = sampler``: only the values
@@ -158,17 +197,25 @@ class NamesMixin:
         found = self._guards_at[key] = best.guards if best is not None else None
         return found
 
-    def _with_mutations(self, values: Values, function: Function, dotted: str, frame: Frame) -> Values:
+    def _with_mutations(self, values: Values, function: Function, dotted: str, frame: Frame, read: Optional[Span] = None) -> Values:
         """A list or dict that ``dotted.append(x)`` / ``dotted.update(...)`` calls in
-        ``function`` add to: their arguments join its entries."""
+        ``function`` add to: their arguments join its entries. Given the read (a read in
+        the function's own body), only the calls and stores that may run before it: those
+        before it, and those in a loop around it."""
         if not any(isinstance(v, (SeqObj, DictObj)) for v in values):
             return values
+
+        def may_precede(span: Span) -> bool:
+            if read is None or _before(span, read):
+                return True
+            return any(_inside(loop.span, read) and _inside(loop.span, span) for loop in function.loops)
+
         mutations = [(call, spread) for call, spread in self._mutation_calls(frame.module, function, dotted)
-                     if self.guards_may_hold(call.guards, frame)]
+                     if may_precede(call.span) and self.guards_may_hold(call.guards, frame)]
         stored = [
             Entry(item.value, frame, key) for item in function.item_assigns
             if isinstance(item.container, Name) and item.container.qualified is None and item.container.dotted == dotted
-            and self.guards_may_hold(item.guards, frame)
+            and may_precede(item.span) and self.guards_may_hold(item.guards, frame)
             for key in self._static_keys(item.key, frame)
         ]
         if not mutations and not stored:

@@ -137,14 +137,17 @@ def _excluded_by(guards: Sequence[Guard], read_guards: Sequence[Guard], function
 
 
 def _same_flag(test: Value, other: Value, function: Function) -> bool:
-    """Two tests of one plain name that the function does not assign to from the first of
-    them on."""
+    """Two tests of one name or attribute chain (``use_wds``, ``args.wds``; not one on
+    ``self``, which other methods may change) that the function does not assign to, nor to
+    any object the chain goes through, from the first of them on."""
     if not (isinstance(test, Name) and isinstance(other, Name)):
         return False
-    if (test.dotted, test.qualified, test.scope) != (other.dotted, other.qualified, other.scope) or "." in test.dotted:
+    if (test.dotted, test.qualified, test.scope) != (other.dotted, other.qualified, other.scope) or test.root == "self":
         return False
+    parts = test.dotted.split(".")
+    chain = {".".join(parts[:cut]) for cut in range(1, len(parts) + 1)}
     first = min((test.span.line, test.span.col), (other.span.line, other.span.col))
-    return not any(a.target == test.dotted and (a.span.line, a.span.col) >= first for a in function.assigns)
+    return not any(a.target in chain and (a.span.line, a.span.col) >= first for a in function.assigns)
 
 
 def _inside(outer: Span, inner: Span) -> bool:
