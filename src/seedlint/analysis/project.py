@@ -17,6 +17,7 @@ from seedlint.analysis import inputs
 from seedlint.analysis.documented_commands import DocumentedCommands
 from seedlint.analysis.entry_programs import entry_programs
 from seedlint.analysis.files import ProjectFiles
+from seedlint.analysis.name_mentions import GivenNames
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.index import ProjectIndex
 from seedlint.analysis.lightning import Lightning
@@ -223,6 +224,7 @@ class Project:
         flow = ValueFlow(self.index, self.files)
         flow.torch_range_for = lambda path: self.settings_for(path).torch_version
         flow.documented_commands = DocumentedCommands(self.tree)
+        flow.given_names = GivenNames(self.tree, self.files.paths if self.files is not None else [m.path for m in self.modules])
         return flow
 
     @cached_property

@@ -86,6 +86,8 @@ class Registries:
         constant = self.flow.constant(key, frame)
         name = constant.value if constant is not None and isinstance(constant.value, str) else None
         members, complete = self.members(registry)
+        if name is None:
+            members = self._asked_for(members)
         label = None if name is not None else "one of the classes registered in the registry, picked by a name known at run time"
         found: Set[Obj] = {
             ClassObj(obj.cls, label) if isinstance(obj, ClassObj) and label else obj
@@ -116,6 +118,7 @@ class Registries:
         entries = [e for e in self.flow.dict_entries(cfg) if not e.spread] if isinstance(cfg, DictObj) and not cfg.open else None
         named = [e for e in entries if e.key == "type"] if entries is not None else []
         if not named:
+            members = self._asked_for(members)
             label = "one of the classes registered in the registry, picked by the config" if len(members) > 1 else None
             found: Set[Obj] = {Instance(obj.cls, None, via, chosen=label) if isinstance(obj, ClassObj) else UNKNOWN for obj, _ in members}
             return found | ({UNKNOWN} if not complete else set())
@@ -132,6 +135,16 @@ class Registries:
                 made, made_frame = self._construction(via[1], arguments, frame)
                 found.add(Instance(obj.cls, Site(made_frame, made), via, chosen=self._named_in_file(named[0].value, kind.value)))
         return found
+
+    def _asked_for(self, members: List[Member]) -> List[Member]:
+        """The members a name known only at run time may pick: those the project's text gives
+        as a value somewhere (``analysis.name_mentions``), or all when it gives none."""
+        given = self.flow.given_names
+        if given is None:
+            return members
+        asked = [(obj, registered) for obj, registered in members
+                 if (_named(obj, registered) is None or given.gives(_named(obj, registered), registered is not None))]
+        return asked or members
 
     def _named_in_file(self, value: Value, name: str) -> Optional[str]:
         """``type='X' at configs/x.py:12`` when a configuration file names the class."""

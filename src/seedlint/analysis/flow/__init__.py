@@ -110,6 +110,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self.index = index
         self.files = files
         self.documented_commands = None
+        self.given_names = None
+        """``analysis.name_mentions.GivenNames`` of the project, when known."""
         self._importers_memo: Dict[str, Set[str]] = {}
         self._scripts_memo: Dict[Tuple[str, str], FrozenSet[str]] = {}
         index.base_resolver = self._resolve_base
