@@ -150,14 +150,22 @@ class Loops:
                 found.extend(self.loader_objects(self.flow.eval(inner, frame)))
         return found
 
-    def _iterated_values(self, value: Value, frame: Frame) -> List[Value]:
+    def _iterated_values(self, value: Value, frame: Frame, bound: bool = True) -> List[Value]:
+        """The expressions an iterable iterates; a local name bound to a wrapper
+        (``tbar = tqdm(loader)``, then ``for b in tbar``) also iterates what the wrapper wraps."""
         if isinstance(value, IfExp):
-            return self._iterated_values(value.body, frame) + self._iterated_values(value.orelse, frame)
+            return self._iterated_values(value.body, frame, bound) + self._iterated_values(value.orelse, frame, bound)
         if isinstance(value, Call) and isinstance(value.func, Name) and value.func.dotted.rsplit(".", 1)[-1] in WRAPPER_SPELLINGS:
             names = self.flow.callee_names(value, frame)
             if names & ITERATION_WRAPPERS:
                 inner = list(value.args) if "zip" in names else list(value.args[:1])
-                return [v for item in inner for v in self._iterated_values(item, frame)]
+                return [v for item in inner for v in self._iterated_values(item, frame, bound)]
+        if bound and isinstance(value, Name) and value.qualified is None and "." not in value.dotted:
+            wrapped = [
+                inner for a in frame.function.function.assigns if a.target == value.dotted and _wraps(a.value)
+                for inner in self._iterated_values(a.value, frame, False)
+            ]
+            return [value] + wrapped
         return [value]
 
     # ------------------------------------------------------------------ iteration sites
@@ -350,6 +358,13 @@ class Loops:
                 if isinstance(item, Call) and self.flow.callee_names(item, frame) & RANGE_LIKE:
                     return True
         return False
+
+
+def _wraps(value: Value) -> bool:
+    """A call spelled like an iteration wrapper, or a choice between such calls."""
+    if isinstance(value, IfExp):
+        return _wraps(value.body) or _wraps(value.orelse)
+    return isinstance(value, Call) and isinstance(value.func, Name) and value.func.dotted.rsplit(".", 1)[-1] in WRAPPER_SPELLINGS
 
 
 def _loaderish(value: Value, function: Optional[Function] = None) -> bool:
