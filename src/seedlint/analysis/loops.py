@@ -233,10 +233,12 @@ class Loops:
     def _passes(self):
         passes: Dict[int, int] = {}
         repeated: Set[int] = {id(obj.loader.call) for loop in self.epoch_loops for obj in loop.loaders}
+        scanned = {module.path for module in self.project.modules if self.project.in_focus(module)}
         for module in self.project.modules:
             if not self.project.in_focus(module):
                 continue
             for function in list(module.functions.values()):
+                self._helper_passes(module, function, scanned, passes, repeated)
                 iter_calls = [c for c in function.calls if isinstance(c.func, Name) and c.func.dotted == "iter" and c.args]
                 if not function.loops and not iter_calls:
                     continue
@@ -256,6 +258,33 @@ class Loops:
                     for call in made:
                         passes[call] = passes.get(call, 0) + 1
         return {call for call, count in passes.items() if count == 1}, repeated
+
+    def _helper_passes(self, module: ModuleFacts, function: Function, scanned: Set[str], passes: Dict[int, int], repeated: Set[int]) -> None:
+        """The passes of a helper in a module the scan above does not read (``inference(
+        test_loader, model)`` with ``inference`` in ``engine.py``), one call level down:
+        each read of a loader there is a pass, repeated when the call or the read sits in a
+        loop, or the caller may run more than once."""
+        calls = [c for c in function.calls if any(self._loaderish(a, function) for a in list(c.args) + [v for _, v in c.kwargs])]
+        if not calls:
+            return
+        frame = self.flow.function_frame(module, function)
+        for call in calls:
+            for callee, _ in self.flow.callee_frames(call, frame):
+                helper = callee.function.function
+                if callee.module.path in scanned:
+                    continue
+                iter_calls = [c for c in helper.calls if isinstance(c.func, Name) and c.func.dotted == "iter" and c.args]
+                reads = [(loop.span, loop.iterable) for loop in helper.loops] + [(c.span, c.args[0]) for c in iter_calls]
+                for span, iterable in reads:
+                    made = [id(obj.loader.call) for obj in self.iterated(iterable, callee)]
+                    if not made:
+                        continue
+                    in_loop = any(contains(loop.span, span) and loop.span != span for loop in helper.loops)
+                    if in_loop or any(contains(loop.span, call.span) for loop in function.loops) or not self._runs_once(frame):
+                        repeated.update(made)
+                        continue
+                    for made_call in made:
+                        passes[made_call] = passes.get(made_call, 0) + 1
 
     def _runs_once(self, frame: Frame, depth: int = 0) -> bool:
         """The function runs once per program: module code, or a function whose callers
