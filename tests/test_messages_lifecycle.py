@@ -272,3 +272,11 @@ def test_of_the_datasets_holding_a_local_function_the_one_the_defaults_build_is_
     # `PseudoLabeled` is built first in the source, but only with `--algorithm pseudo_label`.
     found = messages(ROOT / "SDL006" / "local_function_held_by_the_dataset_an_option_picks", tmp_path)
     assert len(found) == 1 and found[0].startswith("the dataset is an object of `Reviews` holding `transform`")
+
+
+def test_a_program_that_needs_cuda_is_not_said_to_spawn_on_macos(tmp_path):
+    # `torch.device("cuda")` under no `if` in main(): torch has no CUDA build for macOS.
+    found = messages(ROOT / "SDL006" / "lambda_on_a_dataset_of_a_program_that_needs_cuda", tmp_path)
+    assert len(found) == 1
+    assert "(the default on Windows and Linux from Python 3.14; not macOS, where torch has no CUDA build and " \
+        "the program calls `torch.device('cuda')` at train.py:25)" in found[0]

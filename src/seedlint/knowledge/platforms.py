@@ -7,6 +7,10 @@ Sources:
   PyTorch": NCCL is available on Linux only).
 - NVIDIA DALI: its installation guide (wheels for Linux x86_64 and aarch64 only).
 - MinkowskiEngine: its README's requirements ("Ubuntu >= 14.04", CUDA; no Windows or macOS build).
+- CUDA on macOS: PyTorch's installation matrix ("Start Locally") offers no CUDA build for
+  macOS (its macOS wheels run on the CPU or on Apple's MPS), and torch.cuda's documentation
+  ties ``torch.cuda.set_device`` and ``.cuda()`` to a CUDA device; so a program that moves its
+  model to CUDA on every run does not run on macOS.
 """
 
 from __future__ import annotations
@@ -19,3 +23,10 @@ LINUX_ONLY: Dict[str, str] = {
     "MinkowskiEngine": "MinkowskiEngine builds on Linux only",
 }
 """Watched API keys (see ``watched_apis``) and why each one needs Linux."""
+
+
+CUDA_CALLS = frozenset({"cuda", "torch.cuda.set_device", "torch.cuda.current_device"})
+"""Calls that raise without a CUDA build of torch: a method named ``cuda`` (``model.cuda()``,
+``x.cuda(gpu)``), and the device-selection functions."""
+NO_CUDA_PLATFORM = "macOS"
+"""Where torch has no CUDA build (see the module's sources)."""

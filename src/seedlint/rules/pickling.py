@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
 
+from seedlint.analysis.cuda_programs import cuda_call
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import Frame
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
-from seedlint.rules.base import Project
+from seedlint.knowledge.platforms import NO_CUDA_PLATFORM
+from seedlint.rules.base import Project, where
 
 
 def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, defined_in: Optional[str] = None) -> Optional[str]:
@@ -26,14 +28,21 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
         return None  # Python 2 forks on Linux and macOS, and torch never built for it on Windows
     forkserver = all(each.may_be_at_least("3.14") for each in pythons)
     linux = next(filter(None, (project.linux_only(path) for path in paths)), None) or project.linux_only_users(loader.module.path)
+    cuda = cuda_call(frame.module, [frame.function.function.qualname])
+    no_mac = ""
+    if cuda:
+        where_called = where(frame.module, cuda[1])
+        no_mac = f"; not {NO_CUDA_PLATFORM}, where torch has no CUDA build and the program calls {cuda[0]} at {where_called}"
     if linux is None and forkserver:
-        return "under the spawn or forkserver start method (the default on Windows, macOS, and Linux from Python 3.14)"
+        platforms = "Windows and Linux from Python 3.14" if cuda else "Windows, macOS, and Linux from Python 3.14"
+        return f"under the spawn or forkserver start method (the default on {platforms}{no_mac})"
     if linux is None:
         # macOS spawns by default from Python 3.8 (the multiprocessing docs' "Changed in version 3.8")
-        where = "Windows and macOS" if all(each.may_be_at_least("3.8") for each in pythons) else "Windows"
+        mac_spawns = all(each.may_be_at_least("3.8") for each in pythons)
+        platforms = "Windows and macOS" if mac_spawns and not cuda else "Windows"
         return (
-            f"under the spawn start method (the default on {where}; Linux forks on the Pythons "
-            f"this project runs on, {python.describe()})"
+            f"under the spawn start method (the default on {platforms}{no_mac if mac_spawns else ''}; "
+            f"Linux forks on the Pythons this project runs on, {python.describe()})"
         )
     if forkserver:
         return f"under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: {linux})"

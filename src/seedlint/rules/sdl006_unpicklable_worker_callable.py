@@ -73,7 +73,9 @@ class UnpicklableWorkerCallable(Rule):
     local object` (Python 3.12 and older; Python 3.13 words it "Can't get local object") and
     `PicklingError: Can't pickle local object` from Python 3.14. `spawn` is the default on
     Windows and macOS, and Linux defaults to `forkserver` from Python 3.14: code that works on
-    a Linux box today breaks there.
+    a Linux box today breaks there. A program that needs CUDA on every run (`model.cuda()` or
+    `torch.device("cuda")` under no `if` in its main code) is not said to run on macOS, where
+    torch has no CUDA build.
 
     ## Example
     ```python
