@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 
+from seedlint.analysis.draw_uses import discarded
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import (
     Constant,
@@ -458,6 +459,12 @@ class WorkerCode:
         return constant is not None and constant.value is None
 
     def _draws(self, current: Reached, call: Call, callees, reseeded: Set[tuple]) -> List[Draw]:
+        found = self._all_draws(current, call, callees, reseeded)
+        if found and discarded(self.flow, call, current.frame):
+            return []  # ``idx = np.random.choice(n)`` read only under ``if self.mode == "train":``
+        return found
+
+    def _all_draws(self, current: Reached, call: Call, callees, reseeded: Set[tuple]) -> List[Draw]:
         found: List[Draw] = []
         for callee in callees:
             if isinstance(callee, External):
