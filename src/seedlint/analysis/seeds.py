@@ -365,6 +365,20 @@ class Seeds:
         varying = [o for o in arguments if o.kind in (VARYING, EPOCH)]
         return combine(varying) if varying else fixed(CONFIG)
 
+    def _returned_element(self, call: Call, index: int, frame: Frame, context: Context) -> Optional[Origin]:
+        """``args, model = setup(args)``: element ``index`` of the tuple every ``return`` of the
+        project function spells out (``return args, model``); None when one does not."""
+        picked = []
+        for callee, _ in self.flow.callee_frames(call, frame):
+            function = callee.function.function
+            if not function.returns:
+                return None
+            for returned in function.returns:
+                if not isinstance(returned, Seq) or not -len(returned.items) <= index < len(returned.items):
+                    return None
+                picked.append(self.origin(returned.items[index], callee, context))
+        return combine(picked) if picked else None
+
     def _environment(self, key: Value, frame: Frame) -> Origin:
         constant = self.flow.constant(key, frame)
         if constant is not None and isinstance(constant.value, str) and spells_rank(constant.value.lower()):
@@ -386,6 +400,10 @@ class Seeds:
         return base if base.kind in (EPOCH, VARYING) else UNKNOWN_ORIGIN
 
     def _subscript(self, value: Subscript, frame: Frame, context: Context) -> Origin:
+        if isinstance(value.value, Call) and isinstance(value.index, Const) and type(value.index.value) is int:
+            picked = self._returned_element(value.value, value.index.value, frame, context)
+            if picked is not None:
+                return picked
         inner = value.value
         depth = 0
         while isinstance(inner, Subscript) and depth < 4:
