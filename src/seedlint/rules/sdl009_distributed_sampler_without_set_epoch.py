@@ -10,7 +10,7 @@ from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
 from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, Site
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import EXCEPT, MODULE_CODE, Compare, Name, Not
+from seedlint.facts.model import EXCEPT, MODULE_CODE, Attr, Compare, Name, Not
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "insert-set-epoch"
@@ -347,8 +347,9 @@ def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = Fal
     """``x.set_epoch(...)`` where ``x`` may be one of the samplers (or is not known to be
     something else, such as a dataset with its own ``set_epoch``)."""
     func = call.func
-    if not (isinstance(func, Name) and func.dotted.endswith(".set_epoch")):
-        return False
+    named = isinstance(func, Name) and func.dotted.endswith(".set_epoch")
+    if not (named or isinstance(func, Attr) and func.attr == "set_epoch"):
+        return False  # ``sampler.set_epoch``, or ``dataloaders["train_sampler"].set_epoch``
     if not _may_run(project, call, frame):
         return False  # `if sampler is not None:` in a helper nobody hands the sampler
     wanted = {id(s.site.call) for _, found in samplers for s in found if getattr(s, "site", None) is not None}
