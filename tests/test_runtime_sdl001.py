@@ -143,3 +143,16 @@ def test_a_reseed_under_a_test_the_training_dataset_fails_leaves_workers_duplica
     loader = torch.utils.data.DataLoader(train_set, batch_size=1, num_workers=2, worker_init_fn=fixed.seed_worker)
     first, second = epochs_of_values(loader, monkeypatch=monkeypatch)
     assert duplicate_count(first + second) == 0
+
+
+def test_a_collate_fn_that_draws_repeats_its_values_across_workers_until_fixed(monkeypatch):
+    """The collate_fn runs in the workers: its NumPy draws are duplicated like a dataset's
+    (each row is the gain drawn for one sample: the batch divided by the samples)."""
+    module = load_module(FIXTURES / "collate_draws_random_gains.py")
+    first, second = epochs_of_values(module.make_loader(), monkeypatch=monkeypatch)
+    assert len(first) == 64
+    assert duplicate_count(first) == 64 - 32
+    assert sorted(first) == sorted(second), "every epoch replays the same gains"
+    fixed = load_module(FIXTURES / "collate_draws_random_gains.fixed.py")
+    first, second = epochs_of_values(fixed.make_loader(), monkeypatch=monkeypatch)
+    assert duplicate_count(first + second) == 0

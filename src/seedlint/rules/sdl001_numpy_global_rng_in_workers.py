@@ -31,7 +31,8 @@ class NumpyGlobalRngInWorkers(Rule):
     Finds a `DataLoader` with worker processes (`num_workers` not statically 0) and no
     `worker_init_fn` that seeds NumPy, over a dataset whose worker code (`__getitem__`,
     `__iter__`, and everything they call in the project, including transforms the dataset
-    holds) draws from NumPy's global random generator (`np.random.rand`, `np.random.randint`,
+    holds) or whose `collate_fn` (a project function, which also runs in the workers) draws
+    from NumPy's global random generator (`np.random.rand`, `np.random.randint`,
     `np.random.choice`, ...). The `worker_init_fn` is judged as torch runs it for that loader:
     one that seeds NumPy only under `if seed is not None`, given `partial(init_fn, seed=None)`
     by the loader's caller, does not seed it.
@@ -117,6 +118,9 @@ class NumpyGlobalRngInWorkers(Rule):
                     continue
                 found = self._first_draw(project, datasets)
                 if found is None:
+                    collates = [v for v in loaders.argument(loader, "collate_fn", frame).values if isinstance(v, FunctionObj)]
+                    found = self._first_draw(project, collates)
+                if found is None:
                     continue
                 instance, draw = found
                 if not workers.may_be_several and _main_process_draws_numpy(project, loader, instance):
@@ -142,8 +146,7 @@ class NumpyGlobalRngInWorkers(Rule):
             )
         message = (
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}`{_releases_drawing(draw)} in `{function.function.qualname}`, "
-            f"{where(function.module, draw.call.span)}, reached from `{dataset_name(instance)}`{chosen(instance)}"
-            f"{built(instance, loader)}) but "
+            f"{where(function.module, draw.call.span)}, {_reached_from(instance, loader)}) but "
             + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
             + f": {effect}{workers_condition(workers)}{_draw_condition(project, draw)}"
         )
@@ -195,6 +198,14 @@ class NumpyGlobalRngInWorkers(Rule):
             return None
         _, instance, draw = min(found, key=lambda item: item[0])
         return instance, draw
+
+
+def _reached_from(instance, loader) -> str:
+    """``reached from `Clips` built at train.py:40``, or for a draw in the loader's own
+    ``collate_fn``, ``the loader's `collate_fn```."""
+    if isinstance(instance, FunctionObj):
+        return "the loader's `collate_fn`, which runs in the workers"
+    return f"reached from `{dataset_name(instance)}`{chosen(instance)}{built(instance, loader)}"
 
 
 def _releases_drawing(draw: Draw) -> str:
