@@ -280,3 +280,15 @@ def test_a_program_that_needs_cuda_is_not_said_to_spawn_on_macos(tmp_path):
     assert len(found) == 1
     assert "(the default on Windows and Linux from Python 3.14; not macOS, where torch has no CUDA build and " \
         "the program calls `torch.device('cuda')` at train.py:25)" in found[0]
+
+
+def test_a_program_importing_only_settings_from_a_script_that_starts_nccl_is_not_linux_only(tmp_path):
+    # validate.py imports CONFIG and prepare from train.py; only train.run starts NCCL.
+    found = messages(ROOT / "SDL006" / "lambda_dataset_of_a_program_importing_only_settings_from_a_nccl_script", tmp_path)
+    assert len(found) == 1
+    assert "(the default on Windows, macOS, and Linux from Python 3.14)" in found[0] and "Linux-only" not in found[0]
+    other = tmp_path / "other"
+    other.mkdir()
+    found = messages(ROOT / "SDL006" / "lambda_dataset_of_a_program_running_a_nccl_scripts_entry", other)
+    assert len(found) == 1
+    assert "the program is Linux-only: train.py:14 uses `torch.distributed.init_process_group(backend=nccl)`" in found[0]

@@ -17,6 +17,7 @@ from seedlint.analysis import inputs
 from seedlint.analysis.documented_commands import DocumentedCommands
 from seedlint.analysis.entry_programs import entry_programs
 from seedlint.analysis.files import ProjectFiles
+from seedlint.analysis.imported_names import reachable_functions, runs_line
 from seedlint.analysis.name_mentions import GivenNames
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.index import ProjectIndex
@@ -172,11 +173,19 @@ class Project:
         programs = [module]
         seen = {module.path}
         queue = [module]
+        members: Dict[str, Optional[Set[str]]] = {module.path: None}
+        """Per module, the names the program imports from it (None: the whole module)."""
         while queue and len(programs) < MAX_PROGRAM_MODULES:
             importer = queue.pop(0)
             for target in (*importer.imports.values(), *importer.star_imports):
-                imported = self._imported_module(importer, target)
-                if imported is None or imported.path in seen:
+                imported, member = self._imported_member(importer, target)
+                if imported is None:
+                    continue
+                if target in importer.star_imports or member is None or members.get(imported.path, set()) is None:
+                    members[imported.path] = None
+                else:
+                    members.setdefault(imported.path, set()).add(member)
+                if imported.path in seen:
                     continue
                 seen.add(imported.path)
                 programs.append(imported)
@@ -194,17 +203,28 @@ class Project:
                         seen.add(reexported.path)
                         programs.append(reexported)
                         queue.append(reexported)
-        return [
-            (api, self.settings.relative(other.path), line) for other in programs for api, line in getattr(other, "api_uses", ())
-        ]
+        found = []
+        for other in programs:
+            names = members.get(other.path)
+            allowed = reachable_functions(other, names) if names is not None else None
+            found += [
+                (api, self.settings.relative(other.path), line) for api, line in getattr(other, "api_uses", ())
+                if runs_line(other, allowed, line)
+            ]
+        return found
 
-    def _imported_module(self, importer: ModuleFacts, target: str) -> Optional[ModuleFacts]:
+    def _imported_member(self, importer: ModuleFacts, target: str) -> Tuple[Optional[ModuleFacts], Optional[str]]:
+        """The module an import target resolves to, and the member it names there (None for
+        the module itself: ``import train``)."""
         parts = target.split(".")
         for cut in range(len(parts), 0, -1):
             imported = self.index.module_named(".".join(parts[:cut]), near=importer)
             if imported is not None:
-                return imported
-        return None
+                return imported, parts[cut] if cut < len(parts) else None
+        return None, None
+
+    def _imported_module(self, importer: ModuleFacts, target: str) -> Optional[ModuleFacts]:
+        return self._imported_member(importer, target)[0]
 
     def _common_folder(self) -> Optional[str]:
         """The folder holding every checked module, for a project with no root marker."""
