@@ -292,3 +292,9 @@ def test_a_program_importing_only_settings_from_a_script_that_starts_nccl_is_not
     found = messages(ROOT / "SDL006" / "lambda_dataset_of_a_program_running_a_nccl_scripts_entry", other)
     assert len(found) == 1
     assert "the program is Linux-only: train.py:14 uses `torch.distributed.init_process_group(backend=nccl)`" in found[0]
+
+
+def test_a_library_pipeline_built_only_under_an_option_is_a_warning_that_names_it(tmp_path):
+    found = messages(ROOT / "SDL011" / "imgaug_pipeline_built_only_under_an_option", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith("(the pipeline is built only when the program runs with `--augment`)")

@@ -40,6 +40,18 @@ def options_needed_by(flow, tests: Sequence[Tuple[Sequence[Guard], Frame]]) -> T
     return tuple(flag for flag in needed if " " in flag or flag not in valued)
 
 
+def options_building(flow, holder) -> Tuple[str, ...]:
+    """The flags without which a library object held by a dataset is not built (``if
+    args.iso_spacing: self.transform = Compose([...])``): the ``if``s around its construction
+    and around each call on the way to it; () when the defaults build it."""
+    tests = [(holder.site.call.guards, holder.site.frame)]
+    frame = holder.site.frame
+    while frame.site is not None:
+        tests.append((frame.site.call.guards, frame.site.frame))
+        frame = frame.site.frame
+    return options_needed_by(flow, tests)
+
+
 def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:
     """The ``if``s around the draw, around each call on the way to it, and around the
     construction of each project object whose method runs on the way (a

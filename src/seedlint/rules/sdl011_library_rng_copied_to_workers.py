@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
+from seedlint.analysis.draw_conditions import options_building
 from seedlint.analysis.objects import Constant, External, FunctionObj, Instance
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
@@ -48,6 +49,9 @@ class LibraryRngCopiedToWorkers(Rule):
     `_worker_init` leave every pipeline above duplicated, and the message says what the
     loader's one reseeds (`knowledge/library_worker_inits.py`, each with its source). A
     `worker_init_fn` from a library not listed there is assumed to reseed everything.
+
+    A pipeline the program's defaults do not build (`if args.augment: self.augment =
+    iaa.Sequential(...)`) is a warning that names the option it needs.
 
     A pipeline built in worker code itself (inside `__getitem__`, or a method it calls) is no
     copy for albumentations, whose objects each make their own generator from fresh entropy;
@@ -195,12 +199,17 @@ class LibraryRngCopiedToWorkers(Rule):
         message += workers_condition(workers)
         if workers.option:
             severity = "warning"
+        fixable = severity == "error"  # a pipeline only an option builds still gets the fix
+        flags = options_building(project.flow, draw.holder)
+        if flags:
+            severity = "warning"
+            message += f" (the pipeline is built only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)})"
         if severity == "warning" and entry.affected_releases:
             allowed = _declared_releases(project, draw)
             if allowed is not None:
                 message += f" ({entry.affected_releases}; {allowed})"
         fix = None
-        if severity == "error":
+        if fixable:
             fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
             fix = fix or _library_worker_init_fix(project, loader, draw, copy.init, copy.init_absent)
         evidence = []
