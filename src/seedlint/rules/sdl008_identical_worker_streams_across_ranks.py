@@ -199,7 +199,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         ranks = _rank_program(project, frame, program)
         if (frame.module.path, frame.function.function.qualname) not in ranks:
             return None  # seeded in the parent, before the ranks are started
-        if frame.function.function.qualname == MODULE_CODE and _under_main_guard(call):
+        if frame.function.function.qualname == MODULE_CODE and _under_main_guard(call) and _spawned_frames(project, frame):
             return None  # a spawned rank imports the module without running its __main__ block
         frames = [f for f in _program_frames(project, frame) if (f.module.path, f.function.function.qualname) in ranks]
         frames += _spawned_frames(project, frame)
