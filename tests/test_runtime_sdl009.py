@@ -55,3 +55,11 @@ def test_the_guarded_fix_runs_where_the_sampler_is_a_random_sampler(tmp_path):
     (tmp_path / "unguarded.py").write_text(unguarded)
     done = subprocess.run([sys.executable, "unguarded.py", "--epochs", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "AttributeError: 'RandomSampler' object has no attribute 'set_epoch'" in done.stderr
+
+
+def test_monai_distributed_sampler_repeats_its_order_until_fixed():
+    # MONAI's sampler subclasses torch's: the same order every epoch until set_epoch is called.
+    first, second = run("monai_distributed_sampler.py")
+    assert len(first) == 8 and first == second
+    first, second = run("monai_distributed_sampler.fixed.py")
+    assert len(first) == len(second) == 8 and first != second

@@ -26,6 +26,19 @@ DISTRIBUTED_SAMPLER_ATTRIBUTES: FrozenSet[str] = frozenset({
 DISTRIBUTED_SAMPLER_CLASSES = frozenset({
     "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
 })
+
+SHUFFLING_DISTRIBUTED_SAMPLERS = {
+    "torch.utils.data.distributed.DistributedSampler": 3,
+    "torch.utils.data.DistributedSampler": 3,
+    "monai.data.DistributedSampler": 4,
+    "monai.data.utils.DistributedSampler": 4,
+}
+"""Distributed samplers whose shuffle order changes only through ``set_epoch``, and the
+position of their ``shuffle`` parameter (default True in each). torch's: ``(dataset,
+num_replicas, rank, shuffle, seed, drop_last)``. MONAI's ``monai.data.DistributedSampler``
+(monai/data/utils.py, ``class DistributedSampler(_TorchDistributedSampler)``, MONAI 0.3 to
+1.x) subclasses it as ``(dataset, even_divisible, num_replicas, rank, shuffle, **kwargs)``
+and keeps its ``set_epoch``."""
 DISTRIBUTED_SAMPLER_PARAMETERS = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
 """``DistributedSampler.__init__``'s parameters after ``self`` (torch 1.6 to 2.x; ``seed`` and
 ``drop_last`` from 1.6)."""

@@ -11,14 +11,13 @@ from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import EXCEPT, MODULE_CODE, Attr, Compare, Name, Not
+from seedlint.knowledge.samplers import SHUFFLING_DISTRIBUTED_SAMPLERS
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "insert-set-epoch"
-DISTRIBUTED_SAMPLERS = frozenset({"torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"})
+DISTRIBUTED_SAMPLERS = frozenset(SHUFFLING_DISTRIBUTED_SAMPLERS)
 BATCH_SAMPLERS = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
 SAMPLER_BASES = DISTRIBUTED_SAMPLERS | {"torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"}
-SHUFFLE_POSITION = 3
-"""``DistributedSampler(dataset, num_replicas, rank, shuffle, seed, drop_last)``."""
 LOOP_TRIGGERS = (b"_loader", b"dataloader", b"for epoch")
 """A file with an epoch loop builds its loader (``DataLoader``), names the one it iterates
 (``train_loader``, ``dataloader``), or spells its epoch loop so (a script that gets its
@@ -29,7 +28,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     """
     ## What it does
     Finds an epoch loop that iterates a `DataLoader` whose `sampler=` is a shuffling
-    `DistributedSampler` (or a project subclass of it), or whose `batch_sampler=` is torch's
+    `DistributedSampler` (torch's, MONAI's `monai.data.DistributedSampler`, or a project
+    subclass of either: `knowledge/samplers.py`), or whose `batch_sampler=` is torch's
     `BatchSampler` around one, and never calls `set_epoch` on it: neither
     `sampler.set_epoch(epoch)` nor `loader.sampler.set_epoch(epoch)`, in the loop
     or in a function the loop calls. A project subclass of `DistributedSampler` whose own
@@ -143,7 +143,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         found = []
         for value in _given_samplers(project, obj):
             if isinstance(value, ExternalInstance) and value.qualified in DISTRIBUTED_SAMPLERS:
-                shuffle = value.site.call.argument("shuffle", SHUFFLE_POSITION)
+                shuffle = value.site.call.argument("shuffle", SHUFFLING_DISTRIBUTED_SAMPLERS[value.qualified])
                 if shuffle is None or _may_be_true(project.flow.eval(shuffle, value.site.frame)):
                     found.append(value)
             elif isinstance(value, Instance) and project.index.is_subclass(value.cls, DISTRIBUTED_SAMPLERS):
