@@ -35,3 +35,9 @@ def test_a_name_registered_by_a_string_needs_a_second_mention(tmp_path):
     assert names.gives("coco", registered_by_string=True)
     assert not names.gives("voc", registered_by_string=True)
     assert names.gives("voc")
+
+
+def test_names_are_compared_without_case(tmp_path):
+    # configs say `DATASET: kinetics`; the code looks up `REGISTRY.get(name.capitalize())`
+    names = given(tmp_path, {"configs/k400.yaml": "TRAIN:\n  DATASET: kinetics\n", "datasets.py": "class Kinetics: pass\n"})
+    assert names.gives("Kinetics")

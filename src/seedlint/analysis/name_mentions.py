@@ -8,6 +8,7 @@ passes it on a command line, no code spells it as a string. Such a class stays i
 registry unused (a transform kept for later, a dataset of another paper). The registry
 lookups keep the members some text names, when there are any, and all of them otherwise.
 
+Names are compared without case, since lookups often change it (``name.capitalize()``).
 The text is read once per run, on the first question, up to ``MAX_BYTES``; a project with
 more text than that counts every name as given.
 """
@@ -70,7 +71,7 @@ class GivenNames:
                 raw = _EXPORTS.sub(b"", raw)
             counter, pattern = (quoted, _QUOTED) if python else (words, _WORD)
             for match in pattern.finditer(raw):
-                text = match.group(1 if python else 0).decode("ascii", "replace")
+                text = match.group(1 if python else 0).decode("ascii", "replace").lower()
                 counter[text] += 1
                 parts = set(text.replace("-", ".").split(".")) - {text}
                 counter.update(parts)
@@ -83,4 +84,5 @@ class GivenNames:
         if counts is None:
             return True
         quoted, words = counts
+        name = name.lower()  # a lookup may change the case (``REGISTRY.get(name.capitalize())``)
         return quoted[name] > (1 if registered_by_string else 0) or words[name] > 0
