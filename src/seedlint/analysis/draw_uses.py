@@ -23,7 +23,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from seedlint.analysis.objects import Frame
 from seedlint.facts.model import Call, Function, Guard, Name
 
-_lines_by_path: Dict[Tuple[str, int, int], Optional[List[str]]] = {}
+_lines_by_path: Dict[str, Tuple[int, int, Optional[List[str]]]] = {}
+"""Per file: its modification time and size when read, and its lines (one entry per file)."""
 
 
 def discarded(flow, call: Call, frame: Frame) -> bool:
@@ -36,15 +37,13 @@ def discarded(flow, call: Call, frame: Frame) -> bool:
         return False
     name = targets[0].target
     reads = _reads(function, name, call)
-    if reads is None:
-        return False
     assigned = sum(1 for a in function.assigns if a.target == name) + sum(1 for loop in function.loops if loop.target == name)
     if _spellings(frame.module.path, function, name) != len(reads) + assigned:
         return False
     return all(not flow.guards_may_hold(guards, frame) for guards in reads.values())
 
 
-def _reads(function: Function, name: str, draw: Call) -> Optional[Dict[Tuple[int, int], Sequence[Guard]]]:
+def _reads(function: Function, name: str, draw: Call) -> Dict[Tuple[int, int], Sequence[Guard]]:
     """Each read of ``name`` (by where it is) with the guards it runs under; an ``if`` test
     that reads it counts as a read under no guard."""
     found: Dict[Tuple[int, int], Sequence[Guard]] = {}
@@ -114,14 +113,15 @@ def _spellings(path: str, function: Function, name: str) -> int:
         stat = os.stat(path)
     except OSError:
         return -1
-    key = (path, stat.st_mtime_ns, stat.st_size)
-    if key not in _lines_by_path:
+    known = _lines_by_path.get(path)
+    if known is None or known[:2] != (stat.st_mtime_ns, stat.st_size):
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                _lines_by_path[key] = handle.read().splitlines()
+                lines: Optional[List[str]] = handle.read().splitlines()
         except OSError:
-            _lines_by_path[key] = None
-    lines = _lines_by_path[key]
+            lines = None
+        known = _lines_by_path[path] = (stat.st_mtime_ns, stat.st_size, lines)
+    lines = known[2]
     if lines is None:
         return -1
     span = function.span
