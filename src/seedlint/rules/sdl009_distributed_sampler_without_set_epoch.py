@@ -140,6 +140,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     def _shuffling_samplers(self, project: Project, obj: LoaderObject) -> List[Obj]:
         """The shuffling DistributedSamplers the loader may be given in its frame, as its
         ``sampler`` or inside torch's ``BatchSampler`` given as its ``batch_sampler``."""
+        shuffle = project.loaders.argument(obj.loader, "shuffle", obj.frame).values
+        if shuffle and all(isinstance(v, Constant) and v.value is True for v in shuffle):
+            return []  # ``DataLoader(sampler=..., shuffle=True)`` raises ValueError: no epoch ever runs with one
         found = []
         for value in _given_samplers(project, obj):
             if isinstance(value, ExternalInstance) and value.qualified in DISTRIBUTED_SAMPLERS:
