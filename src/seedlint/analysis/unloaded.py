@@ -7,13 +7,16 @@ runs, when the program uses its folder otherwise: a trainer class left beside th
 entry point imports, its import commented out. A folder no program of the project imports
 from may be a library's, imported by its users, and is left alone. So is a project that
 loads modules by computed names (``import_module(f"...")``, ``__import__``, Hydra's
-``instantiate``, LightningCLI, ``pydoc.locate``): any of its modules may run.
+``instantiate``, LightningCLI, ``pydoc.locate``): any of its modules may run. Only code
+counts as such a use: "this script can locate your results" in a comment does not.
 """
 
 from __future__ import annotations
 
+import io
 import os
-from typing import Dict, Optional
+import tokenize
+from typing import Dict, Optional, Sequence
 
 from seedlint.analysis.callsites import is_test_module
 from seedlint.analysis.files import ProjectFiles
@@ -26,6 +29,8 @@ DYNAMIC_LOADING = (
     "_target_", "class_path",
 )
 """Names whose use in a project file means modules may be loaded by a computed name."""
+CONFIGURATION_KEYS = ("_target_", "class_path")
+"""Of those, the ones a Python file uses as a string (a dictionary key), not as a name."""
 
 _ALWAYS_LOADED = ("__init__.py", "__main__.py", "conftest.py", "setup.py")
 
@@ -46,7 +51,7 @@ class UnloadedModules:
         if code is None or code.calls:
             return False
         if self._dynamic is None:
-            self._dynamic = bool(self.files.mentioning(DYNAMIC_LOADING))
+            self._dynamic = any(_uses_in_code(path, DYNAMIC_LOADING) for path in self.files.mentioning(DYNAMIC_LOADING))
         if self._dynamic:
             return False
         path = os.path.abspath(module.path)
@@ -69,3 +74,23 @@ class UnloadedModules:
                 for user in importers({sibling}, self.files, {})
             )
         return found
+
+
+def _uses_in_code(path: str, words: Sequence[str]) -> bool:
+    """Whether the file uses one of ``words`` as a name, or a configuration key as a string;
+    a file that is not Python source, or that does not tokenize, is taken to use them."""
+    if not path.endswith(".py"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            tokens = list(tokenize.tokenize(io.BytesIO(handle.read()).readline))
+    except (OSError, SyntaxError, tokenize.TokenError, UnicodeDecodeError):
+        return True
+    names = set(words)
+    keys = [key for key in CONFIGURATION_KEYS if key in names]
+    for token in tokens:
+        if token.type == tokenize.NAME and token.string in names:
+            return True
+        if token.type == tokenize.STRING and any(key in token.string for key in keys):
+            return True
+    return False
