@@ -298,3 +298,18 @@ def test_a_library_pipeline_built_only_under_an_option_is_a_warning_that_names_i
     found = messages(ROOT / "SDL011" / "imgaug_pipeline_built_only_under_an_option", tmp_path)
     assert len(found) == 1
     assert found[0].endswith("(the pipeline is built only when the program runs with `--augment`)")
+
+
+def test_monai_reseeding_that_misses_the_pipeline_says_why_and_what_reaches_it(tmp_path):
+    found = messages(ROOT / "SDL011" / "monai_pipelines_held_by_own_transform_in_a_cache_dataset.py", tmp_path)
+    assert len(found) == 2
+    assert all("`CacheDataset` wraps `ModalityTransform` in a `Compose`" in message for message in found)
+    assert "make `ModalityTransform` a `monai.transforms.Randomizable`" in found[0]
+    assert "such as `self.ct`, which `ModalityTransform.__call__` runs" in found[0]
+    assert "load it with `monai.data.DataLoader`" not in found[0]
+
+    (tmp_path / "randomizable").mkdir()
+    found = messages(ROOT / "SDL011" / "monai_transform_of_a_decathlon_dataset.py", tmp_path / "randomizable")
+    assert len(found) == 1
+    assert "`DecathlonDataset` is itself `Randomizable`" in found[0]
+    assert "info.dataset.transform.set_random_state(seed=info.seed % 2**32)" in found[0]

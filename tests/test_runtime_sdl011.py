@@ -2,7 +2,9 @@
 numbers in every worker of a plain torch DataLoader (and in every epoch); the --fix output
 reseeds the pipeline once per worker, and MONAI's own DataLoader reseeds it unless a
 worker_init_fn of the caller's replaces MONAI's, or a library's that reseeds only the global
-RNGs (Lightning's ``pl_worker_init_function``). imgaug is not exercised here: imgaug 0.4.0
+RNGs (Lightning's ``pl_worker_init_function``), or MONAI's walk of the dataset never reaches
+the pipeline (an object of the project's own inside the ``Compose`` a ``CacheDataset``
+wraps it in; a ``SmartCacheDataset``, which is itself ``Randomizable``). imgaug is not exercised here: imgaug 0.4.0
 does not import with NumPy 2 (``np.sctypes`` was removed), which the test environment has."""
 
 import importlib
@@ -47,6 +49,9 @@ def fixture_modules(tmp_path, monkeypatch):
         "sdl011_plain_loader": "monai_pipeline_module/train.py",
         "sdl011_plain_loader_fixed": "monai_pipeline_module/train.fixed.py",
         "transforms": "monai_pipeline_module/transforms.py",
+        "sdl011_wrapped": "monai_pipelines_held_by_own_transform_in_a_cache_dataset.py",
+        "sdl011_wrapped_randomizable": "clean_monai_pipelines_held_by_own_randomizable_transform.py",
+        "sdl011_smart_cache": "monai_transform_of_a_smart_cache_dataset/train.py",
     }
     yield from _imported(names, tmp_path, monkeypatch)
 
@@ -147,4 +152,38 @@ def test_lightning_worker_init_leaves_monai_pipeline_duplicated(lightning_module
 def test_fixed_pipeline_under_lightning_worker_init_draws_per_worker(lightning_modules):
     first, second = samples_per_epoch(lightning_modules["sdl011_lightning_init_fixed"].make_loader(FRAMES))
     assert len(set(per_worker(first))) > 1
+    assert first != second
+
+
+def test_own_transform_in_a_cache_dataset_hides_its_pipelines_from_monai_reseeding(fixture_modules):
+    first, second = samples_per_epoch(fixture_modules["sdl011_wrapped"].make_loader(records()))
+    assert len(set(first)) > 1, "the noise does vary within a worker"
+    assert len(set(per_worker(first))) == 1, "MONAI's DataLoader leaves every worker the same noise"
+    assert first == second
+
+
+def test_randomizable_own_transform_passes_monai_reseeding_on(fixture_modules):
+    first, second = samples_per_epoch(fixture_modules["sdl011_wrapped_randomizable"].make_loader(records()))
+    assert len(set(per_worker(first))) == 4
+    assert first != second
+
+
+def reseed_dataset_transform(worker_id):
+    """The worker_init_fn the SDL011 message advises for a ``Randomizable`` MONAI dataset."""
+    info = torch.utils.data.get_worker_info()
+    info.dataset.transform.set_random_state(seed=info.seed % 2**32)
+
+
+def test_smart_cache_dataset_hides_its_transform_from_monai_reseeding(fixture_modules):
+    module = fixture_modules["sdl011_smart_cache"]
+    channel_first = [{"image": frame[None]} for frame in FRAMES]
+    first, second = samples_per_epoch(module.make_loader(channel_first))
+    assert len(set(first)) > 1
+    assert len(set(per_worker(first))) == 1, "MONAI's DataLoader leaves every worker the same crops and noise"
+    assert first == second
+
+    advised = module.make_loader(channel_first)
+    advised.worker_init_fn = reseed_dataset_transform
+    first, second = samples_per_epoch(advised)
+    assert len(set(per_worker(first))) == 4
     assert first != second

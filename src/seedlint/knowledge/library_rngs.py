@@ -16,6 +16,15 @@ Sources, per library (the versions checked):
   class attribute; ``randomize()`` draws the transform's next parameters from it), ``monai/transforms/compose.py`` (``set_random_state``),
   ``monai/data/dataloader.py`` (its ``worker_init_fn`` unless the caller passes one),
   ``monai/data/utils.py`` (``worker_init_fn``, ``set_rnd``).
+  What that reseeding reaches, read in 0.4.0, 0.5.0, 0.6.0, 0.8.0, 1.3.0, 1.4.0 and 1.6.1:
+  ``set_rnd`` walks the worker's dataset attribute by attribute and stops at the first object
+  that has ``set_random_state``; ``Compose.set_random_state`` reseeds only the ``Randomizable``
+  transforms it holds. ``CacheDataset`` and ``PersistentDataset`` (and their subclasses) wrap a
+  ``transform`` that is not a ``Compose`` in one; from 1.4.0 ``Dataset.__init__`` does, for
+  every subclass (Project-MONAI/MONAI pull request 7784). ``MedNISTDataset``,
+  ``DecathlonDataset``, ``TciaDataset`` and, from 0.5.0, ``SmartCacheDataset`` are themselves
+  ``Randomizable`` and do not pass a seed on to their transform; checked in real workers with
+  1.6.1 (``SmartCacheDataset`` under ``monai.data.DataLoader``: both workers crop alike).
 - albumentations 1.4.21-2.0.8: ``core/composition.py``, ``core/transforms_interface.py``
   (``set_random_seed``: a ``default_rng`` and a ``random.Random`` per object, made at
   construction, seeded or not; unseeded, ``default_rng(None)`` takes fresh OS entropy). Up to 1.4.20 it draws with the global ``random`` (fine).
@@ -41,6 +50,20 @@ buffer_timeout, repeats, use_thread_workers, **kwargs)`` passes ``**kwargs`` to 
 default ``worker_init_fn`` reseeds MONAI's transforms. ``ThreadDataLoader`` reads its
 loader's batches in a thread, but starts the loader's iterator (and so its worker
 processes) in the caller (``monai/data/thread_buffer.py``, MONAI 1.6.1)."""
+MONAI_RANDOMIZABLE_DATASETS = {
+    "SmartCacheDataset": "0.5.0", "MedNISTDataset": None, "DecathlonDataset": None, "TciaDataset": None,
+}
+"""MONAI datasets that are themselves ``Randomizable`` (from the release given; None: every
+release that has them): MONAI's per-worker reseeding reseeds their own ``R`` and stops, so the
+transform they hold keeps the parent's copy of its RandomState."""
+MONAI_COMPOSE_WRAPPING_DATASETS = {
+    "CacheDataset": None, "PersistentDataset": None, "CacheNTransDataset": None, "LMDBDataset": None,
+    "GDSDataset": None, "SmartCacheDataset": None, "MedNISTDataset": None, "DecathlonDataset": None,
+    "TciaDataset": None, "Dataset": "1.4.0", "CSVDataset": "1.4.0", "NPZDictItemDataset": "1.4.0",
+}
+"""MONAI datasets that wrap a ``transform`` that is not a ``Compose`` in one (from the release
+given; None: every release): an object of the project's own that holds MONAI pipelines is then
+an item of that ``Compose``, which reseeds only ``Randomizable`` items."""
 THREAD_WORKER_SWITCHES = {
     "monai.data.ThreadDataLoader": "use_thread_workers",
     "monai.data.thread_buffer.ThreadDataLoader": "use_thread_workers",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
 from seedlint.analysis.draw_conditions import options_building
+from seedlint.analysis.library_reseed_reach import HiddenFromReseeding, hidden_from_monai_reseeding
 from seedlint.analysis.objects import Constant, External, FunctionObj, Instance
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
@@ -49,6 +50,15 @@ class LibraryRngCopiedToWorkers(Rule):
     `_worker_init` leave every pipeline above duplicated, and the message says what the
     loader's one reseeds (`knowledge/library_worker_inits.py`, each with its source). A
     `worker_init_fn` from a library not listed there is assumed to reseed everything.
+
+    MONAI's own reseeding walks the worker's dataset, attribute by attribute, and stops at the
+    first object that has `set_random_state`. It misses a pipeline held by an object of the
+    project's own that a `CacheDataset` (from MONAI 1.4.0, any `Dataset`) wraps in a
+    `Compose`, whose reseeding skips what is not `Randomizable`; and the transform of a
+    dataset that is itself `Randomizable` (`DecathlonDataset`, `MedNISTDataset`,
+    `TciaDataset`, `SmartCacheDataset` from 0.5.0). Those are reported under
+    `monai.data.DataLoader` or MONAI's `worker_init_fn` too, when every MONAI release the
+    project allows misses them, and the message says what reaches them instead.
 
     A pipeline the program's defaults do not build (`if args.augment: self.augment =
     iaa.Sequential(...)`) is a warning that names the option it needs.
@@ -174,9 +184,11 @@ class LibraryRngCopiedToWorkers(Rule):
                         entry = draw.entry
                         if entry.library in run.libraries_reseeded:
                             continue
-                        if init_absent and loader.library in entry.seeding_loaders:
+                        hidden = hidden_from_monai_reseeding(project, draw, instance)
+                        surely_hidden = hidden is not None and hidden.certain
+                        if init_absent and loader.library in entry.seeding_loaders and not surely_hidden:
                             continue
-                        verdict = None if init_absent else _init_fn_reseeds(project, init, entry)
+                        verdict = None if init_absent else _init_fn_reseeds(project, init, entry, surely_hidden)
                         if verdict == RESEEDS:
                             continue
                         pickled = None
@@ -189,13 +201,13 @@ class LibraryRngCopiedToWorkers(Rule):
                         if severity is None:
                             continue
                         yield _Copy(loader, frame, instance, draw, workers, persistent, init, init_absent, pickled,
-                                    severity, iterated_once)
+                                    severity, iterated_once, hidden)
 
     def _diagnostic(self, project: Project, copy: "_Copy") -> Diagnostic:
         draw, instance, loader, workers, severity = copy.draw, copy.instance, copy.loader, copy.workers, copy.severity
         entry, site = draw.entry, draw.holder.site
         message = _message(draw, instance, loader, workers.may_be_several, copy.persistent, copy.init_absent, copy.pickled,
-                           _library_init_note(copy.init))
+                           "" if copy.hidden is not None else _library_init_note(copy.init), copy.hidden)
         message += workers_condition(workers)
         if workers.option:
             severity = "warning"
@@ -211,7 +223,8 @@ class LibraryRngCopiedToWorkers(Rule):
         fix = None
         if fixable:
             fix = _fix(project, draw, instance) if _has_reseed(project, draw) else None
-            fix = fix or _library_worker_init_fix(project, loader, draw, copy.init, copy.init_absent)
+            if copy.hidden is None:
+                fix = fix or _library_worker_init_fix(project, loader, draw, copy.init, copy.init_absent)
         evidence = []
         if draw.reached is not None:
             evidence.append((draw.reached.function.module.path, draw.call.span,
@@ -247,6 +260,7 @@ class _Copy:
     pickled: Optional[StartMethod]
     severity: str
     iterated_once: bool
+    hidden: Optional[HiddenFromReseeding] = None
 
     @property
     def several(self) -> bool:
@@ -273,7 +287,7 @@ def _library_init_note(init) -> str:
 
 def _message(
     draw: LibraryDraw, instance, loader, several: bool, persistent: Optional[bool], init_absent: bool,
-    pickled: Optional[StartMethod], library_init: str = "",
+    pickled: Optional[StartMethod], library_init: str = "", hidden: Optional[HiddenFromReseeding] = None,
 ) -> str:
     entry = draw.entry
     holder = draw.holder
@@ -292,7 +306,9 @@ def _message(
         effects.append("every worker starts from the same copy and draws the same augmentations")
     if persistent is not True:
         effects.append("without persistent_workers every epoch repeats them")
-    replaced = "" if init_absent or not entry.seeding_loaders else "; the loader's worker_init_fn replaces MONAI's own reseeding"
+    replaced = "" if init_absent or not entry.seeding_loaders or hidden is not None else (
+        "; the loader's worker_init_fn replaces MONAI's own reseeding"
+    )
     replaced += library_init
     if pickled is not None:
         replaced += f"; the workers start by '{pickled.name}' ({start_method_where(pickled)})"
@@ -300,7 +316,26 @@ def _message(
     return (
         f"`{spelled}(...)`{inner} draws from {entry.rng}, which torch does not reseed in DataLoader workers: "
         f"{origin}{ran} for `{dataset_name(instance)}`{built(instance, loader)} loaded "
-        f"{loaded_at(loader)}, {' and '.join(effects)}{replaced}; {entry.advice}"
+        f"{loaded_at(loader)}, {' and '.join(effects)}{replaced}; {_hidden_advice(hidden) if hidden else entry.advice}"
+    )
+
+
+def _hidden_advice(hidden: HiddenFromReseeding) -> str:
+    """Why MONAI's own reseeding misses the pipeline, and what reaches it."""
+    since = "" if hidden.certain or hidden.since is None else f" from MONAI {hidden.since} on"
+    if hidden.wrapper is None:
+        return (
+            f"MONAI's own reseeding does not reach it{since}: `{hidden.dataset_class}` is itself `Randomizable`, so "
+            f"MONAI's `set_rnd` reseeds the dataset's own RandomState and stops there; reseed the transform in a "
+            f"worker_init_fn: `info = torch.utils.data.get_worker_info(); "
+            f"info.dataset.transform.set_random_state(seed=info.seed % 2**32)`"
+        )
+    runs = f" (such as `{hidden.held}`, which `{hidden.method}` runs)" if hidden.held and hidden.method else ""
+    return (
+        f"MONAI's own reseeding does not reach it{since}: `{hidden.dataset_class}` wraps `{hidden.wrapper}` in a "
+        f"`Compose`, which reseeds only the `Randomizable` transforms it holds, and `{hidden.wrapper}` is not one; "
+        f"make `{hidden.wrapper}` a `monai.transforms.Randomizable` whose `set_random_state` also reseeds the "
+        f"pipelines it holds{runs}"
     )
 
 
@@ -363,14 +398,15 @@ RESEEDS = "reseeds"
 RESEEDS_IF_FORKED = "reseeds-if-forked"
 
 
-def _init_fn_reseeds(project: Project, init, entry: HeldRng) -> Optional[str]:
+def _init_fn_reseeds(project: Project, init, entry: HeldRng, surely_hidden: bool = False) -> Optional[str]:
     """RESEEDS when the worker_init_fn reaches the dataset (where it may reseed the
     pipeline), is something seedlint cannot follow, or calls one of the library's
-    reseeding functions; RESEEDS_IF_FORKED when that function reseeds a module-level RNG
-    only a forked worker shares with the pipeline; None when it reseeds nothing."""
+    reseeding functions (unless that reseeding surely misses the pipeline,
+    ``library_reseed_reach``); RESEEDS_IF_FORKED when that function reseeds a module-level
+    RNG only a forked worker shares with the pipeline; None when it reseeds nothing."""
     known = [v for v in init.values if isinstance(v, External) and library_worker_init(v.qualified) is not None]
     if any(entry.library in library_worker_init(v.qualified).libraries for v in known):
-        return RESEEDS
+        return None if surely_hidden else RESEEDS
     if any(not isinstance(v, (FunctionObj, Constant)) and v not in known for v in init.values):
         return RESEEDS
     frames = init_fn_functions(project, init)
@@ -378,6 +414,8 @@ def _init_fn_reseeds(project: Project, init, entry: HeldRng) -> Optional[str]:
         return RESEEDS
     flow = project.flow
     if any(flow.callee_names(call, frame) & entry.reseeders for frame in frames for call in frame.function.function.calls):
+        if surely_hidden:
+            return None
         return RESEEDS_IF_FORKED if entry.reseeders_need_fork else RESEEDS
     return None
 
