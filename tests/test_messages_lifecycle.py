@@ -313,3 +313,10 @@ def test_monai_reseeding_that_misses_the_pipeline_says_why_and_what_reaches_it(t
     assert len(found) == 1
     assert "`DecathlonDataset` is itself `Randomizable`" in found[0]
     assert "info.dataset.transform.set_random_state(seed=info.seed % 2**32)" in found[0]
+
+
+def test_accelerate_processes_name_the_accelerator_and_the_device_specific_seed(tmp_path):
+    found = messages(ROOT / "SDL008" / "accelerate_same_seed_on_every_process", tmp_path)
+    assert len(found) == 1
+    assert "same seed on every rank (the `Accelerator(...)` at train.py:32 joins the process group" in found[0]
+    assert found[0].endswith("pass `device_specific=True` (once the `Accelerator` is built), which adds each process's index to the seed")

@@ -5,8 +5,11 @@ seed that adds the rank (the clean fixture) gives every rank its own draws. The 
 simulated in one process: what a rank's workers draw depends only on torch's global seed
 and the rank's sampler, not on the process group. A seed set at import time under
 ``mp.spawn`` is checked with a real two-rank gloo job: each spawned rank imports the module
-again and repeats it."""
+again and repeats it. accelerate's ``Accelerator`` joins the process group of a two-process
+job started as ``accelerate launch`` starts it, and its ``set_seed`` gives every process the
+same seed unless ``device_specific=True``."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -122,3 +125,53 @@ def test_a_loader_generator_seeded_per_rank_overrides_the_shared_global_seed():
     assert not set(first) & set(second)
     first, second = (torch_rank_draws(rank, SEED) for rank in range(RANKS))
     assert first == second
+
+
+ACCELERATE = Path(__file__).resolve().parent.parent / "fixtures" / "SDL008"
+
+
+def accelerate_rank_draws(script: Path, tmp_path: Path):
+    """Run the script as a two-process job, as `accelerate launch` (or torchrun) starts it:
+    one process per rank, the rank in the environment; what each rank's workers drew."""
+    if not os.environ.get("CI"):
+        pytest.importorskip("accelerate")
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    record = tmp_path / "draws"
+    processes = []
+    for rank in range(RANKS):
+        environment = dict(os.environ, WORLD_SIZE=str(RANKS), RANK=str(rank), LOCAL_RANK=str(rank),
+                           LOCAL_WORLD_SIZE=str(RANKS), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        processes.append(subprocess.Popen([sys.executable, str(script), "--cpu", "--record", str(record)],
+                                          cwd=tmp_path, env=environment))
+    assert all(process.wait(timeout=300) == 0 for process in processes)
+    return [(tmp_path / f"draws.{rank}").read_text().splitlines() for rank in range(RANKS)]
+
+
+def as_noise(lines):
+    """The recorded noise per batch; recovered as noisy minus clean, so equal up to rounding."""
+    return [np.array(ast.literal_eval(line)) for line in lines]
+
+
+def same_noise(a, b) -> bool:
+    return a.shape == b.shape and np.allclose(a, b, atol=1e-3)
+
+
+def test_accelerate_set_seed_on_every_process_repeats_the_workers_draws_across_ranks(tmp_path):
+    first, second = map(as_noise, accelerate_rank_draws(
+        ACCELERATE / "accelerate_same_seed_on_every_process" / "train.py", tmp_path
+    ))
+    assert len(first) == len(second) == 4
+    assert not any(same_noise(first[i], first[j]) for i in range(4) for j in range(i)), "batches within a rank differ"
+    assert all(same_noise(a, b) for a, b in zip(first, second)), "worker k of each rank draws what worker k of the other draws"
+
+
+def test_accelerate_device_specific_seed_gives_each_rank_its_own_draws(tmp_path):
+    first, second = map(as_noise, accelerate_rank_draws(
+        ACCELERATE / "clean_accelerate_seed_specific_to_each_process" / "train.py", tmp_path
+    ))
+    assert len(first) == len(second) == 4
+    assert not any(same_noise(a, b) for a in first for b in second)

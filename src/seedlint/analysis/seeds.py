@@ -25,6 +25,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from seedlint import timing
 from seedlint.analysis.objects import Constant, Frame
 from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Const, DictDisplay, Function, IfExp, Name, Seq, Subscript, Value
+from seedlint.knowledge.process_groups import RANK_SPECIFIC_SEED_SWITCHES
 from seedlint.rng import (
     LIBRARY_SEED_DEFAULTS,
     LIBRARY_SEED_HELPERS,
@@ -211,6 +212,9 @@ class Seeding:
     called without one (fresh entropy)."""
     kind: str
     """"direct", "lightning" or "library"."""
+    rank_specific: bool = False
+    """The helper may add the rank to the seed itself (``set_seed(s, device_specific=True)``,
+    or a switch whose value is not known to be false)."""
 
     @property
     def spelled(self) -> str:
@@ -247,8 +251,18 @@ class Seeds:
                 seed = call.argument("seed", 0)
                 if seed is None and name in LIBRARY_SEED_DEFAULTS:
                     seed = Const(LIBRARY_SEED_DEFAULTS[name])
-                return Seeding(call, frame, call, EVERY_RNG, seed, "library")
+                return Seeding(call, frame, call, EVERY_RNG, seed, "library", self._rank_specific(name, call, frame))
         return None
+
+    def _rank_specific(self, name: str, call: Call, frame: Frame) -> bool:
+        switch = RANK_SPECIFIC_SEED_SWITCHES.get(name)
+        if switch is None:
+            return False
+        value = call.argument(*switch)
+        if value is None:
+            return False
+        constant = self.flow.constant(value, frame)
+        return constant is None or bool(constant.value)
 
     def seedings(self, call: Call, frame: Frame, depth: int = 0, screen: bool = True) -> List[Seeding]:
         """Seedings ``call`` performs, directly or in the project helpers it calls (with
@@ -267,7 +281,9 @@ class Seeds:
                 if not self.flow.guards_may_hold(inner.guards, callee):
                     continue
                 for seeding in self.seedings(inner, callee, depth + 1, screen):
-                    result.append(Seeding(call, seeding.frame, seeding.call, seeding.rngs, seeding.seed, seeding.kind))
+                    result.append(Seeding(
+                        call, seeding.frame, seeding.call, seeding.rngs, seeding.seed, seeding.kind, seeding.rank_specific
+                    ))
         return result
 
     # ------------------------------------------------------------------ origins

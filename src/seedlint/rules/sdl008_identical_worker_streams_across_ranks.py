@@ -10,16 +10,19 @@ from typing import Iterable, List, Optional, Set, Tuple
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.draw_conditions import exclusive, options_needed_by
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
+from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
 from seedlint.analysis.worker_init import worker_seedings
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS
+from seedlint.knowledge.process_groups import (
+    LIBRARY_PROCESS_GROUP_STARTS, PROCESS_GROUP_START_SPELLINGS, PROCESS_GROUP_STARTS, RANK_SPECIFIC_SEED_SWITCHES,
+)
 from seedlint.rules.base import Project, Rule, where
 
 FIX_KIND = "seed-everything-workers"
-INIT_PROCESS_GROUP = frozenset({"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"})
 SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
 MAX_PROGRAM = 200
 """Functions one program may reach before the walk stops."""
@@ -43,9 +46,11 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       `mp.spawn` starts and the top-level code of the modules it runs, which each spawned rank
       imports outside their `if __name__ == "__main__":` block, or the whole script under
       `torchrun`), which calls
-      `torch.distributed.init_process_group` and builds loaders whose workers draw random
-      numbers. Library seeders count as seeding torch (`transformers.set_seed`,
-      `accelerate.utils.set_seed`, MONAI's `set_determinism`), and so do the random
+      `torch.distributed.init_process_group` (or builds accelerate's `Accelerator`, which
+      joins the process group `accelerate launch` starts) and builds loaders whose workers
+      draw random numbers. Library seeders count as seeding torch (`transformers.set_seed`,
+      `accelerate.utils.set_seed` unless given `device_specific=True`, MONAI's
+      `set_determinism`), and so do the random
       transforms that MONAI's own `DataLoader` reseeds in each worker from torch's seed.
 
     Only draws that follow torch's per-worker seed count: not those of a stream the
@@ -133,6 +138,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None
         if seeding.kind != "lightning" and not (_multi_process_trainers(project) or _starts_process_groups(project)):
             return None  # nothing starts several ranks: no need to evaluate the seed
+        if seeding.rank_specific:
+            return None  # ``set_seed(seed, device_specific=True)`` adds the rank itself
+        if runs_on_one_rank(project.flow, frame, call) or (seeding.through_helper and on_one_rank(seeding.call.guards)):
+            return None  # only the main process seeds so (``if accelerator.is_main_process: log_validation(...)``)
         origin = project.seeds.origin(seeding.seed, seeding.frame)
         if not origin.fixed or origin.rank_dependent:
             return None
@@ -205,7 +214,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         frames += _spawned_frames(project, frame)
         starts = [
             (c, f) for f in frames for c in f.function.function.calls
-            if _may_call(c, INIT_PROCESS_GROUP) and flow.callee_names(c, f) & INIT_PROCESS_GROUP
+            if _may_call(c, PROCESS_GROUP_STARTS) and flow.callee_names(c, f) & PROCESS_GROUP_STARTS
         ]
         seeded_under = [(call.guards, frame)] + ([(seeding.call.guards, seeding.frame)] if seeding.through_helper else [])
         if all(exclusive(flow, seeded_under, [(c.guards, f)]) for c, f in starts):
@@ -213,14 +222,24 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         loaders = [l for l in project.loaders.all if (l.module.path, l.function.qualname) in ranks and _draws_in_workers_of(project, l)]
         if not loaders:
             return None
-        return self.report(frame.module, call.span, (
-            f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on every DDP rank, so "
-            "worker k of every rank gets the same seed and draws the same augmentations; "
+        joined = [(c, f) for c, f in starts if flow.callee_names(c, f) & LIBRARY_PROCESS_GROUP_STARTS]
+        ranks_named = "every DDP rank"
+        if joined and len(joined) == len(starts):
+            start, start_frame = joined[0]
+            ranks_named = (f"every rank (the {_callee(start)} at {where(start_frame.module, start.span)} joins the "
+                           "process group the launcher starts)")
+        advice = (
             "add the rank to the seed (e.g. `seed + rank`), or, where every rank must draw the same initial "
             "values (state that DDP does not broadcast), give the DataLoader `generator=torch.Generator().manual_seed(seed + rank)`"
+        )
+        if flow.callee_names(seeding.call, seeding.frame) & set(RANK_SPECIFIC_SEED_SWITCHES):
+            advice = "pass `device_specific=True` (once the `Accelerator` is built), which adds each process's index to the seed"
+        return self.report(frame.module, call.span, (
+            f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on {ranks_named}, so "
+            f"worker k of every rank gets the same seed and draws the same augmentations; {advice}"
         ), related=[seeding.frame.module, *(loader.module for loader in loaders)], evidence=_seeding_evidence(seeding, call) + [
             (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
-        ])
+        ] + [(start_frame.module.path, start.span, "joins the process group") for start, start_frame in joined[:1]])
 
 
 def _stating_the_option_it_needs(project: Project, frame: Frame, call: Call, seeding: Seeding, diagnostic: Diagnostic) -> Diagnostic:
@@ -243,7 +262,10 @@ def _seeding_evidence(seeding, call) -> list:
     return [(seeding.frame.module.path, seeding.call.span, f"`{seeding.spelled}` seeds here")]
 
 
-LAUNCH_SPELLINGS = ("init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli", "instantiate")
+LAUNCH_SPELLINGS = (
+    "init_process_group", "distributed", "ddp", "dist_init", "spawn", "trainer", "fabric", "lightningcli", "instantiate",
+    "accelerator", "partialstate",
+)
 """Spellings of calls that start several ranks, or of the helpers that do
 (``utils.init_distributed_mode``, ``setup_ddp``, ``Trainer``, a configuration
 ``instantiate`` that may build one)."""
@@ -259,18 +281,18 @@ def _starts_process_groups(project: Project) -> bool:
 
 
 def _process_group_modules(project: Project) -> Set[str]:
-    """Paths of the modules that spell a call of ``init_process_group`` (a plain DDP
-    program): among the project's files when the run knows them (whatever the analysis has
+    """Paths of the modules that spell a call of ``init_process_group`` or build accelerate's
+    ``Accelerator`` (``knowledge.process_groups``: a plain DDP program): among the project's files when the run knows them (whatever the analysis has
     loaded so far), else among the analysed modules."""
 
     def spelled() -> Set[str]:
         files = project.flow.files
         modules = list(project.index.modules.values())
         if files is not None:
-            modules = [m for m in (project.index.load_file(p) for p in files.mentioning(["init_process_group"])) if m]
+            modules = [m for m in (project.index.load_file(p) for p in files.mentioning(PROCESS_GROUP_START_SPELLINGS)) if m]
         return {
             os.path.abspath(module.path) for module in modules
-            if any(_last(call) == "init_process_group" for _, call in module.all_calls())
+            if any(_last(call) in PROCESS_GROUP_START_SPELLINGS for _, call in module.all_calls())
         }
 
     return project.memo("process-group-modules", spelled)
