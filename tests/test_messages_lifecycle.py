@@ -320,3 +320,18 @@ def test_accelerate_processes_name_the_accelerator_and_the_device_specific_seed(
     assert len(found) == 1
     assert "same seed on every rank (the `Accelerator(...)` at train.py:32 joins the process group" in found[0]
     assert found[0].endswith("pass `device_specific=True` (once the `Accelerator` is built), which adds each process's index to the seed")
+
+
+def test_a_loader_class_an_option_picks_names_the_class_that_copies_the_pipeline(tmp_path):
+    found = messages(ROOT / "SDL011" / "monai_pipeline_under_a_loader_class_an_option_picks", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith(
+        "(when the call builds `timm.data.loader.MultiEpochsDataLoader`; `monai.data.DataLoader`, which it may build "
+        "instead, reseeds them)"
+    )
+    assert "epoch" not in found[0].split(";")[0], "timm's loader keeps its workers: no epoch repeats"
+
+    (tmp_path / "timm").mkdir()
+    found = messages(ROOT / "SDL011" / "monai_pipeline_under_timm_multi_epochs_loader", tmp_path / "timm")
+    assert len(found) == 1 and "every worker starts from the same copy and draws the same augmentations;" in found[0]
+    assert "every epoch repeats" not in found[0]

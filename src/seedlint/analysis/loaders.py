@@ -40,7 +40,7 @@ from seedlint.analysis.objects import (
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Function, ModuleFacts, Name, Value
 from seedlint.analysis.library_loops import loop_argument, loop_of
 from seedlint.knowledge.library_loaders import library_loop
-from seedlint.knowledge.library_rngs import LIBRARY_LOADERS, THREAD_WORKER_SWITCHES, TORCH_SIGNATURE
+from seedlint.knowledge.library_rngs import LIBRARY_LOADERS, LOADERS_KEEPING_THEIR_WORKERS, THREAD_WORKER_SWITCHES, TORCH_SIGNATURE
 
 TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TORCH_POSITIONS = TORCH_SIGNATURE
@@ -67,10 +67,18 @@ class LoaderCall:
     builds itself (a config file names it): the subclass, whose object ``self`` is."""
     library: str = ""
     """The library loader class the call builds (``monai.data.DataLoader``), if one."""
+    shared_positions: Tuple[Tuple[str, int], ...] = ()
+    """When the call may build one of several known loader classes (``loader_class =
+    timm.data.loader.MultiEpochsDataLoader if multi else monai.data.DataLoader``): the
+    parameters every one of them takes at the same position."""
+    classes: Tuple[str, ...] = ()
+    """Those classes (qualified names), when the call may build several."""
 
     @property
     def positions(self) -> Dict[str, int]:
-        return TORCH_POSITIONS if self.positional else LIBRARY_LOADERS.get(self.library, {})
+        if self.positional:
+            return TORCH_POSITIONS
+        return LIBRARY_LOADERS.get(self.library) or dict(self.shared_positions)
 
     def argument(self, name: str) -> Optional[Value]:
         """The expression written for a parameter in the call itself."""
@@ -164,7 +172,9 @@ class Loaders:
             for function, call in module.all_calls():
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
-                    built.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call)))
+                    shared, classes = self._shared_positions(module, function, call)
+                    built.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call),
+                                            shared_positions=shared, classes=classes))
                     continue
                 loop = loop_of(self.flow, module, function, call)
                 if loop is not None:
@@ -217,6 +227,26 @@ class Loaders:
         if not kinds:
             return None
         return all(kinds)
+
+    def _shared_positions(
+        self, module: ModuleFacts, function: Function, call: Call
+    ) -> Tuple[Tuple[Tuple[str, int], ...], Tuple[str, ...]]:
+        """For a call that may build one of several known loader classes: the positions they
+        share, and the classes."""
+        frame = self.flow.function_frame(module, function)
+        tables = {}
+        for obj in self.flow.callee_objects(call, frame):
+            if isinstance(obj, External) and obj.qualified in TORCH_LOADERS:
+                tables[obj.qualified] = TORCH_POSITIONS
+            elif isinstance(obj, External) and obj.qualified in LIBRARY_LOADERS:
+                tables[obj.qualified] = LIBRARY_LOADERS[obj.qualified]
+            else:
+                return (), ()
+        if len(tables) < 2:
+            return (), ()
+        first, *others = tables.values()
+        shared = tuple(sorted((name, at) for name, at in first.items() if all(table.get(name) == at for table in others)))
+        return shared, tuple(sorted(tables))
 
     def _library_class(self, module: ModuleFacts, function: Function, call: Call) -> str:
         frame = self.flow.function_frame(module, function)
@@ -446,7 +476,10 @@ class Loaders:
         """Every class the call may build is a subclass that starts its workers once, in
         ``__init__`` (``self.iterator = super().__iter__()``, as YOLO's ``InfiniteDataLoader``
         does), and serves every pass from that iterator: its workers are never restarted,
-        whatever ``persistent_workers`` says."""
+        whatever ``persistent_workers`` says. So does a library loader known to
+        (``LOADERS_KEEPING_THEIR_WORKERS``: timm's ``MultiEpochsDataLoader``)."""
+        if loader.library in LOADERS_KEEPING_THEIR_WORKERS:
+            return True
         classes = list(self.flow.callee_objects(loader.call, frame))
         if loader.owner is not None:
             classes = [ClassObj(loader.owner)]

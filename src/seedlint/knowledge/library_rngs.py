@@ -85,7 +85,16 @@ WEBDATASET_LOADERS = {
 pipeline (``webdataset/compat.py`` in 0.2.x, ``webdataset/pipeline.py`` before): torch's
 loader with torch's signature, its workers started by torch. It is no ``DataLoader`` itself,
 so Lightning injects no sampler, ``worker_init_fn`` or ``set_epoch`` into it."""
-LIBRARY_LOADERS = {**MONAI_LOADERS, **WEBDATASET_LOADERS}
+TIMM_LOADERS = {
+    "timm.data.loader.MultiEpochsDataLoader": TORCH_SIGNATURE,
+}
+"""timm's ``MultiEpochsDataLoader(*args, **kwargs)`` (``timm/data/loader.py``, 0.4.12 to 1.0):
+torch's DataLoader with torch's signature, whose ``__init__`` wraps the (batch) sampler in a
+``_RepeatSampler`` and starts its workers once (``self.iterator = super().__iter__()``); every
+epoch is served by those same workers. ``timm.data`` does not export it."""
+LOADERS_KEEPING_THEIR_WORKERS = frozenset(TIMM_LOADERS)
+"""Library loaders whose workers start once and serve every epoch."""
+LIBRARY_LOADERS = {**MONAI_LOADERS, **WEBDATASET_LOADERS, **TIMM_LOADERS}
 """Library loader classes the analysis treats as loaders, with their positions."""
 
 

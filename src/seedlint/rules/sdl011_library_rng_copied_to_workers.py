@@ -13,7 +13,7 @@ from seedlint.analysis.worker_init import init_fn_functions, reaches_dataset
 from seedlint.analysis.workers import LibraryDraw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Const, Name
-from seedlint.knowledge.library_rngs import HeldRng, class_name
+from seedlint.knowledge.library_rngs import LOADERS_KEEPING_THEIR_WORKERS, HeldRng, class_name
 from seedlint.knowledge.library_worker_inits import library_worker_init
 from seedlint.rules.base import (
     Project, Rule, add_related, built, built_in, dataset_name, loaded_at, start_method_where, where, workers_condition,
@@ -77,8 +77,11 @@ class LibraryRngCopiedToWorkers(Rule):
     the library.
 
     A loader class that starts its workers once in `__init__` (`self.iterator =
-    super().__iter__()`) and serves every epoch from them repeats nothing across epochs: the
-    message claims only the copies across workers.
+    super().__iter__()`, as timm's `MultiEpochsDataLoader` does) and serves every epoch from
+    them repeats nothing across epochs: the message claims only the copies across workers. A
+    call that may build a loader that reseeds the library or one that does not (`loader_class
+    = MultiEpochsDataLoader` under an option, MONAI's `DataLoader` otherwise) is a warning that
+    names the class that copies it.
 
     Library calls that draw from NumPy's or Python's global RNG (audiomentations, nlpaug,
     `scipy.stats` `rvs()`, `sklearn.utils.shuffle`) are draws for SDL001 and SDL003, not
@@ -188,6 +191,11 @@ class LibraryRngCopiedToWorkers(Rule):
                         surely_hidden = hidden is not None and hidden.certain
                         if init_absent and loader.library in entry.seeding_loaders and not surely_hidden:
                             continue
+                        others = () if not init_absent or surely_hidden else tuple(
+                            name for name in loader.classes if name not in entry.seeding_loaders
+                        )
+                        if loader.classes and init_absent and not surely_hidden and not others:
+                            continue  # every class the call may build reseeds it
                         verdict = None if init_absent else _init_fn_reseeds(project, init, entry, surely_hidden)
                         if verdict == RESEEDS:
                             continue
@@ -200,8 +208,12 @@ class LibraryRngCopiedToWorkers(Rule):
                         severity = _affected(project, draw)
                         if severity is None:
                             continue
-                        yield _Copy(loader, frame, instance, draw, workers, persistent, init, init_absent, pickled,
-                                    severity, iterated_once, hidden)
+                        reseeding = tuple(name for name in loader.classes if name not in others) if others else ()
+                        kept = persistent
+                        if reseeding and all(name in LOADERS_KEEPING_THEIR_WORKERS for name in others):
+                            kept = True  # the only loaders that copy it keep their workers
+                        yield _Copy(loader, frame, instance, draw, workers, kept, init, init_absent, pickled,
+                                    severity, iterated_once, hidden, (others, reseeding) if reseeding else None)
 
     def _diagnostic(self, project: Project, copy: "_Copy") -> Diagnostic:
         draw, instance, loader, workers, severity = copy.draw, copy.instance, copy.loader, copy.workers, copy.severity
@@ -212,6 +224,10 @@ class LibraryRngCopiedToWorkers(Rule):
         if workers.option:
             severity = "warning"
         fixable = severity == "error"  # a pipeline only an option builds still gets the fix
+        if copy.class_choice is not None:
+            severity = "warning"
+            others, reseeding = (" or ".join(f"`{name}`" for name in names) for names in copy.class_choice)
+            message += f" (when the call builds {others}; {reseeding}, which it may build instead, reseeds them)"
         flags = options_building(project.flow, draw.holder)
         if flags:
             severity = "warning"
@@ -261,6 +277,9 @@ class _Copy:
     severity: str
     iterated_once: bool
     hidden: Optional[HiddenFromReseeding] = None
+    class_choice: Optional[tuple] = None
+    """When the call may build a loader that reseeds the library and one that does not: the
+    classes that do not, and those that do."""
 
     @property
     def several(self) -> bool:
