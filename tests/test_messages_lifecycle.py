@@ -335,3 +335,9 @@ def test_a_loader_class_an_option_picks_names_the_class_that_copies_the_pipeline
     found = messages(ROOT / "SDL011" / "monai_pipeline_under_timm_multi_epochs_loader", tmp_path / "timm")
     assert len(found) == 1 and "every worker starts from the same copy and draws the same augmentations;" in found[0]
     assert "every epoch repeats" not in found[0]
+
+
+def test_a_set_epoch_call_no_caller_can_reach_is_named(tmp_path):
+    found = messages(ROOT / "SDL009" / "set_epoch_under_a_flag_that_is_always_true", tmp_path)
+    assert len(found) == 1
+    assert "without `set_epoch` (the call at train.py:26 never runs: its `if` test fails in every call of `main`)" in found[0]

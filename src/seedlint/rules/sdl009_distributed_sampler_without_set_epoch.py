@@ -7,10 +7,10 @@ from typing import Dict, Iterable, List, Optional
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
-from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, Site
+from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, OptionConstant, Site
 from seedlint.analysis.reach import reachable
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import EXCEPT, MODULE_CODE, Attr, Compare, Name, Not
+from seedlint.facts.model import EXCEPT, MODULE_CODE, Attr, BoolOp, Compare, Name, Not
 from seedlint.knowledge.samplers import SHUFFLING_DISTRIBUTED_SAMPLERS
 from seedlint.rules.base import Project, Rule, where
 
@@ -122,8 +122,10 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 )
             else:
                 subject = f"the DistributedSamplers of the DataLoaders at {', '.join(places[:-1])} and {places[-1]} (the loop reads each) are"
+            skipped = _set_epoch_calls_that_never_run(project, epoch_loop)
+            never = f" (the call at {where(epoch_loop.module, skipped[0].span)} never runs: its `if` test fails in every call of `{epoch_loop.function.name}`)" if skipped else ""
             message = (
-                f"{subject} iterated in every epoch without `set_epoch`: every epoch uses the same shuffle order "
+                f"{subject} iterated in every epoch without `set_epoch`{never}: every epoch uses the same shuffle order "
                 "on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
             evidence = list(dict.fromkeys(
@@ -346,6 +348,19 @@ def _trains_on(project: Project, epoch_loop: EpochLoop, obj: LoaderObject) -> bo
 
 
 
+def _set_epoch_calls_that_never_run(project: Project, epoch_loop: EpochLoop) -> list:
+    """``set_epoch`` calls written in the epoch loop's function whose ``if`` tests fail for
+    every caller (``if not args.thread_loader:`` with a flag that is always true)."""
+    found = []
+    for call in epoch_loop.function.calls:
+        func = call.func
+        if not (isinstance(func, Name) and func.dotted.endswith(".set_epoch") or isinstance(func, Attr) and func.attr == "set_epoch"):
+            continue
+        if call.guards and not _may_run(project, call, epoch_loop.frame):
+            found.append(call)
+    return found
+
+
 def _calls_set_epoch(project: Project, call, frame, samplers, direct: bool = False) -> bool:
     """``x.set_epoch(...)`` where ``x`` may be one of the samplers (or is not known to be
     something else, such as a dataset with its own ``set_epoch``)."""
@@ -386,19 +401,43 @@ def _may_run(project: Project, call, frame) -> bool:
     """The call's ``if`` tests may hold: in the frame, or, when it is the function's frame
     for any caller, those that test the receiver itself (``if sampler is not None:``) for
     one of the calls that all of its callers make. A test of something else (``if
-    config.distributed``) is left undecided: it usually decides whether the sampler is a
-    DistributedSampler at all."""
+    config.distributed``) counts only when it fails for every caller (``if not
+    args.thread_loader:`` with a flag that is always true): otherwise it usually decides
+    whether the sampler is a DistributedSampler at all."""
     flow = project.flow
     if not flow.guards_may_hold(call.guards, frame):
         return False
-    root = call.func.dotted.split(".")[0] if isinstance(call.func, Name) else None
-    own = tuple((test, expected) for test, expected in call.guards if root and _tests_name(test, root))
-    if not own or frame.site is not None:
+    if not call.guards or frame.site is not None:
         return True
     calls, complete = flow.frames_per_call(frame)
     if not complete or not calls:
         return True
-    return any(flow.guards_may_hold(own, called) for _, called in calls)
+    if not any(flow.guards_may_hold(call.guards, called) for _, called in calls) and _tests_options(flow, call.guards, calls):
+        return False  # no command line can pass it (``if not args.thread_loader:``, a flag that is always true)
+    root = call.func.dotted.split(".")[0] if isinstance(call.func, Name) else None
+    own = tuple((test, expected) for test, expected in call.guards if root and _tests_name(test, root))
+    return not own or any(flow.guards_may_hold(own, called) for _, called in calls)
+
+
+def _tests_options(flow, guards, calls) -> bool:
+    """Some guard reads a command-line option (a value parsed by argparse): every value the
+    command line can give it was weighed, unlike a setting a copy of the configuration may
+    change (``config.distributed = False`` in a class that torchrun users edit)."""
+    for test, _ in guards:
+        for operand in _operands(test):
+            if any(isinstance(v, OptionConstant) for _, called in calls for v in flow.eval(operand, called)):
+                return True
+    return False
+
+
+def _operands(test) -> list:
+    if isinstance(test, Not):
+        return _operands(test.value)
+    if isinstance(test, Compare):
+        return [test.left, test.right]
+    if isinstance(test, BoolOp):
+        return [operand for value in test.values for operand in _operands(value)]
+    return [test]
 
 
 def _tests_name(test, name: str) -> bool:
