@@ -341,3 +341,9 @@ def test_a_set_epoch_call_no_caller_can_reach_is_named(tmp_path):
     found = messages(ROOT / "SDL009" / "set_epoch_under_a_flag_that_is_always_true", tmp_path)
     assert len(found) == 1
     assert "without `set_epoch` (the call at train.py:26 never runs: its `if` test fails in every call of `main`)" in found[0]
+
+
+def test_ranks_seeded_alike_whose_workers_only_an_option_starts_are_a_warning_naming_it(tmp_path):
+    found = messages(ROOT / "SDL008" / "accelerate_workers_only_from_an_option", tmp_path)
+    assert len(found) == 1
+    assert "(only when the program runs with `--dataloader-workers` above 0" in found[0]

@@ -20,7 +20,7 @@ from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT,
 from seedlint.knowledge.process_groups import (
     LIBRARY_PROCESS_GROUP_STARTS, PROCESS_GROUP_START_SPELLINGS, PROCESS_GROUP_STARTS, RANK_SPECIFIC_SEED_SWITCHES,
 )
-from seedlint.rules.base import Project, Rule, where
+from seedlint.rules.base import Project, Rule, where, workers_condition, workers_evidence, workers_severity
 
 FIX_KIND = "seed-everything-workers"
 SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
@@ -58,7 +58,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     nor of a stream worker code reseeds itself (`torch.manual_seed(np.random.randint(...))`),
     nor of an RNG object (`np.random.default_rng(self.seed + self.epoch)`), which follows
     the seed it is built with. A seeding that the program's defaults skip (`if args.seed is
-    not None:` with `--seed` defaulting to None) is a warning that names the option running it.
+    not None:` with `--seed` defaulting to None) is a warning that names the option running it;
+    so is one whose loaders start workers only when an option asks for them
+    (`--dataloader_num_workers`, default 0).
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -234,12 +236,14 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         )
         if flow.callee_names(seeding.call, seeding.frame) & set(RANK_SPECIFIC_SEED_SWITCHES):
             advice = "pass `device_specific=True` (once the `Accelerator` is built), which adds each process's index to the seed"
+        condition, severity, evidence = _workers_started_by_an_option(project, loaders)
         return self.report(frame.module, call.span, (
             f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on {ranks_named}, so "
-            f"worker k of every rank gets the same seed and draws the same augmentations; {advice}"
-        ), related=[seeding.frame.module, *(loader.module for loader in loaders)], evidence=_seeding_evidence(seeding, call) + [
-            (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
-        ] + [(start_frame.module.path, start.span, "joins the process group") for start, start_frame in joined[:1]])
+            f"worker k of every rank gets the same seed and draws the same augmentations{condition}; {advice}"
+        ), severity=severity, related=[seeding.frame.module, *(loader.module for loader in loaders)],
+            evidence=_seeding_evidence(seeding, call) + [
+                (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
+            ] + [(start_frame.module.path, start.span, "joins the process group") for start, start_frame in joined[:1]] + evidence)
 
 
 def _stating_the_option_it_needs(project: Project, frame: Frame, call: Call, seeding: Seeding, diagnostic: Diagnostic) -> Diagnostic:
@@ -400,6 +404,20 @@ def _reseeded_per_rank_later(project: Project, frame: Frame, call: Call) -> bool
 
 def _draws_in_workers(project: Project, obj) -> bool:
     return _workers_draw(project, obj.loader, obj.frame)
+
+
+def _workers_started_by_an_option(project: Project, loaders) -> tuple:
+    """When no loader's workers start with the program's defaults (``num_workers=
+    args.dataloader_num_workers``, default 0): what starts them, for the message, a warning
+    when only an undocumented option does, and the documented commands as evidence."""
+    started = [
+        workers for loader in loaders for frame in project.loaders.contexts(loader)
+        for workers in [project.loaders.workers(loader, frame)] if _workers_draw(project, loader, frame)
+    ]
+    if not started or not all(workers.option or workers.documented for workers in started):
+        return "", None, []
+    first = started[0]
+    return workers_condition(first), workers_severity(first), workers_evidence(project, first)
 
 
 def _draws_in_workers_of(project: Project, loader) -> bool:
