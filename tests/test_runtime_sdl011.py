@@ -187,3 +187,19 @@ def test_smart_cache_dataset_hides_its_transform_from_monai_reseeding(fixture_mo
     first, second = samples_per_epoch(advised)
     assert len(set(per_worker(first))) == 4
     assert first != second
+
+
+def test_the_randomizable_datasets_of_the_catalogue_keep_their_transforms_from_monai_reseeding():
+    """What ``knowledge.library_rngs.MONAI_RANDOMIZABLE_DATASETS`` says, on the installed MONAI:
+    each class is ``Randomizable`` with the base ``set_random_state``, which reseeds only its
+    own RandomState, so ``set_rnd`` stops at the dataset."""
+    import monai.apps
+    import monai.data
+    from monai.transforms import Randomizable
+
+    from seedlint.knowledge.library_rngs import MONAI_RANDOMIZABLE_DATASETS
+
+    for name in MONAI_RANDOMIZABLE_DATASETS:
+        cls = getattr(monai.data, name, None) or getattr(monai.apps, name)
+        assert issubclass(cls, Randomizable)
+        assert cls.set_random_state is Randomizable.set_random_state
