@@ -347,3 +347,9 @@ def test_ranks_seeded_alike_whose_workers_only_an_option_starts_are_a_warning_na
     found = messages(ROOT / "SDL008" / "accelerate_workers_only_from_an_option", tmp_path)
     assert len(found) == 1
     assert "(only when the program runs with `--dataloader-workers` above 0" in found[0]
+
+
+def test_ranks_seeded_alike_name_the_dataset_that_draws_when_a_name_picks_it(tmp_path):
+    found = messages(ROOT / "SDL008" / "accelerate_dataset_picked_by_name_of_which_one_draws", tmp_path)
+    assert len(found) == 1
+    assert "(when the loader loads `ShortSeries`; the other datasets it may load draw nothing there)" in found[0]

@@ -54,6 +54,11 @@ HF_TRAINER = LibraryLoop(
 )
 
 LIBRARY_LOOPS: Tuple[LibraryLoop, ...] = (HF_TRAINER,)
+LIBRARY_LOOP_SPELLINGS: Tuple[bytes, ...] = tuple(sorted({
+    name.rsplit(".", 1)[-1].encode() for loop in LIBRARY_LOOPS for name in loop.classes
+}))
+"""The class names a file spells when it builds one of these loops: a file that builds its
+loader through them mentions no ``DataLoader``."""
 
 
 def library_loop(qualified: str) -> Optional[LibraryLoop]:

@@ -12,7 +12,7 @@ from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Evidence, Fix
 from seedlint.facts.model import ModuleFacts, Span
-from seedlint.knowledge.library_loaders import library_loop
+from seedlint.knowledge.library_loaders import LIBRARY_LOOP_SPELLINGS, library_loop
 from seedlint.notebooks import cell_where
 
 
@@ -35,7 +35,7 @@ class Rule:
     def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
         """Byte strings a file must mention for this rule to start from it (the prefilter)."""
         extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.extra_loader_classes)
-        return (b"DataLoader", b"WebLoader") + extra
+        return (b"DataLoader", b"WebLoader") + LIBRARY_LOOP_SPELLINGS + extra
 
     def report(
         self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None,

@@ -20,7 +20,7 @@ from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT,
 from seedlint.knowledge.process_groups import (
     LIBRARY_PROCESS_GROUP_STARTS, PROCESS_GROUP_START_SPELLINGS, PROCESS_GROUP_STARTS, RANK_SPECIFIC_SEED_SWITCHES,
 )
-from seedlint.rules.base import Project, Rule, where, workers_condition, workers_evidence, workers_severity
+from seedlint.rules.base import Project, Rule, dataset_name, where, workers_condition, workers_evidence, workers_severity
 
 FIX_KIND = "seed-everything-workers"
 SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
@@ -60,7 +60,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     the seed it is built with. A seeding that the program's defaults skip (`if args.seed is
     not None:` with `--seed` defaulting to None) is a warning that names the option running it;
     so is one whose loaders start workers only when an option asks for them
-    (`--dataloader_num_workers`, default 0).
+    (`--dataloader_num_workers`, default 0), or whose loaders may also load datasets that
+    draw nothing in their workers (`DATASETS[args.data]`): the message names those that do.
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -102,7 +103,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     def triggers(self, settings) -> tuple:
         # A plain DDP script builds its loaders (the default trigger, DataLoader) or starts
         # its process group and gets the loaders from elsewhere (a table of builders).
-        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric", b"LightningCLI", b"init_process_group")
+        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric", b"LightningCLI") + tuple(
+            spelling.encode() for spelling in PROCESS_GROUP_START_SPELLINGS
+        )
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         if not _may_run_several_ranks(project):
@@ -237,6 +240,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         if flow.callee_names(seeding.call, seeding.frame) & set(RANK_SPECIFIC_SEED_SWITCHES):
             advice = "pass `device_specific=True` (once the `Accelerator` is built), which adds each process's index to the seed"
         condition, severity, evidence = _workers_started_by_an_option(project, loaders)
+        picked, picked_severity = _datasets_picked_at_run_time(project, loaders)
+        condition += picked
+        severity = severity or picked_severity
         return self.report(frame.module, call.span, (
             f"`{seeding.spelled}(...)` gives torch's global RNG the same seed on {ranks_named}, so "
             f"worker k of every rank gets the same seed and draws the same augmentations{condition}; {advice}"
@@ -425,30 +431,57 @@ def _draws_in_workers_of(project: Project, loader) -> bool:
 
 
 def _workers_draw(project: Project, loader, frame) -> bool:
-    """The loader has workers whose draws follow torch's per-worker seed: global-RNG draws
-    of a stream that neither the worker_init_fn reseeds per rank nor worker code reseeds
-    itself (``torch.manual_seed(np.random.randint(...))`` before its torch draws), or a
-    library's RNG that the loader itself reseeds from that seed (MONAI's DataLoader)."""
+    return bool(_drawing_datasets(project, loader, frame)[0])
+
+
+def _drawing_datasets(project: Project, loader, frame) -> Tuple[list, list]:
+    """The datasets the loader may load whose workers' draws follow torch's per-worker seed,
+    and all the datasets it may load: global-RNG draws of a stream that neither the
+    worker_init_fn reseeds per rank nor worker code reseeds itself
+    (``torch.manual_seed(np.random.randint(...))`` before its torch draws), or a library's RNG
+    that the loader itself reseeds from that seed (MONAI's DataLoader). None draw when the
+    loader has no workers or its own generator."""
     loaders = project.loaders
     if not loaders.workers(loader, frame).may_be_positive:
-        return False
+        return [], []
     generator = loaders.argument(loader, "generator", frame)
     if any(not (isinstance(v, Constant) and v.value is None) for v in generator.values):
-        return False  # the workers' base seed comes from the loader's own generator
+        return [], []  # the workers' base seed comes from the loader's own generator
     init = loaders.worker_init(loader, frame)
     library_reseeds = not init.unknown and all(isinstance(v, Constant) and v.value is None for v in init.values)
     per_rank = _streams_seeded_per_rank(project, loader, frame, init)
-    for instance in loaders.datasets(loader, frame):
+    drawing, every = [], loaders.datasets(loader, frame)
+    for instance in every:
         run = project.workers.of(instance)
         reseeded = per_rank | _streams_reseeded_in_workers(project, run)
         # An RNG object follows the seed it is built with, not torch's per-worker seed: one
         # built from a configured seed (a shuffle every rank must agree on) is meant to be
         # the same on every rank.
         if any(draw.stream not in reseeded and draw.stream != RNG_OBJECT for draw in run.sure_draws):
-            return True
-        if library_reseeds and any(loader.library in draw.entry.seeding_loaders for draw in run.library_draws):
-            return True
-    return False
+            drawing.append(instance)
+        elif library_reseeds and any(loader.library in draw.entry.seeding_loaders for draw in run.library_draws):
+            drawing.append(instance)
+    return drawing, every
+
+
+def _datasets_picked_at_run_time(project: Project, loaders) -> Tuple[str, Optional[str]]:
+    """When every loader that draws may also load a dataset whose workers do not
+    (``data_dict[args.data]``, where only ``Dataset_M4`` draws): the condition for the
+    message, and a warning."""
+    drawing_names: List[str] = []
+    for loader in loaders:
+        for frame in project.loaders.contexts(loader):
+            drawing, every = _drawing_datasets(project, loader, frame)
+            if not drawing:
+                continue
+            if len({id(instance) for instance in drawing}) == len({id(instance) for instance in every}):
+                return "", None
+            drawing_names += [dataset_name(instance) for instance in drawing]
+    if not drawing_names:
+        return "", None
+    names = list(dict.fromkeys(drawing_names))
+    spelled = " or ".join(f"`{name}`" for name in names[:3])
+    return f" (when the loader loads {spelled}; the other datasets it may load draw nothing there)", "warning"
 
 
 def _streams_seeded_per_rank(project: Project, loader, frame, init) -> Set[str]:

@@ -55,7 +55,9 @@ class ReplaceSamplerDdpRemoved(Rule):
     fix_safety = "safe"
 
     def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
-        return (b"replace_sampler", b"PL_TRAINER_REPLACE_SAMPLER_DDP")
+        # A Trainer given the key through `**{...}`, a Hydra `instantiate` or LightningCLI reading
+        # it from a YAML file spells no keyword: the file that builds the Trainer starts it.
+        return (b"replace_sampler", b"PL_TRAINER_REPLACE_SAMPLER_DDP", b"Trainer", b"LightningCLI", b"instantiate")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         for spelling in project.lightning.flag_spellings:

@@ -44,7 +44,8 @@ class UseDistributedSamplerOnLightning1(Rule):
     fix_safety = "safe"
 
     def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
-        return (b"use_distributed_sampler",)
+        # As for SDL103: the key may come from `**{...}` or a configuration file.
+        return (b"use_distributed_sampler", b"Trainer", b"LightningCLI", b"instantiate")
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         for spelling in project.lightning.flag_spellings:
