@@ -353,3 +353,9 @@ def test_ranks_seeded_alike_name_the_dataset_that_draws_when_a_name_picks_it(tmp
     found = messages(ROOT / "SDL008" / "accelerate_dataset_picked_by_name_of_which_one_draws", tmp_path)
     assert len(found) == 1
     assert "(when the loader loads `ShortSeries`; the other datasets it may load draw nothing there)" in found[0]
+
+
+def test_a_dataset_only_an_option_builds_is_named_with_the_option(tmp_path):
+    found = messages(ROOT / "SDL011" / "monai_smart_cache_dataset_an_option_picks", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith("(`SmartCacheDataset` is built only when the program runs with `--smartcache`)")

@@ -203,3 +203,17 @@ def test_the_randomizable_datasets_of_the_catalogue_keep_their_transforms_from_m
         cls = getattr(monai.data, name, None) or getattr(monai.apps, name)
         assert issubclass(cls, Randomizable)
         assert cls.set_random_state is Randomizable.set_random_state
+
+
+def test_a_monai_compose_built_in_worker_code_draws_apart_in_each_worker(tmp_path, monkeypatch):
+    """The clean fixture: the pipeline is built per item inside ``__getitem__``; a MONAI
+    ``Compose`` seeds itself from fresh entropy when built, so no worker repeats another."""
+    modules = _imported({"sdl011_built_in_worker": "clean_monai_compose_built_in_worker_code.py"}, tmp_path, monkeypatch)
+    module = next(modules)["sdl011_built_in_worker"]
+    volumes = [np.arange(64, dtype=np.float32).reshape(1, 8, 8)] * 8
+    loader = module.make_loader(volumes, [3] * 8)
+    loader.multiprocessing_context = "fork"
+    first, _ = samples_per_epoch(loader)
+    next(modules, None)
+    assert len(first) == 8
+    assert len(set(first)) > 4, "forked workers do not crop alike (a copied RandomState would give at most two crops)"

@@ -49,7 +49,17 @@ def options_building(flow, holder) -> Tuple[str, ...]:
     while frame.site is not None:
         tests.append((frame.site.call.guards, frame.site.frame))
         frame = frame.site.frame
-    return options_needed_by(flow, tests)
+    found = options_needed_by(flow, tests)
+    if found or frame is not holder.site.frame or not holder.site.call.guards:
+        return found
+    # Built in a function called from elsewhere (``get_loader(args)``): decided in each of
+    # its callers' contexts, and needed only when every caller needs it.
+    calls, complete = flow.frames_per_call(frame)
+    if not complete or not calls:
+        return ()
+    per_caller = [options_needed_by(flow, [(holder.site.call.guards, called)]) for _, called in calls]
+    shared = [flag for flag in per_caller[0] if all(flag in flags for flags in per_caller[1:])]
+    return tuple(shared)
 
 
 def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:

@@ -170,6 +170,8 @@ class Loaders:
                 continue
             built: List[LoaderCall] = []
             for function, call in module.all_calls():
+                if self.project.unnamed_functions.never_called(module, function):
+                    continue
                 kind = self.loader_kind(module, function, call)
                 if kind is not None:
                     shared, classes = self._shared_positions(module, function, call)

@@ -32,6 +32,7 @@ from seedlint.config import Settings, versions_from
 from seedlint.discovery import ProjectTree
 from seedlint.facts.model import Attr, Call, Function, ModuleFacts, Name
 from seedlint.analysis.unloaded import UnloadedModules
+from seedlint.analysis.unnamed_functions import UnnamedFunctions
 from seedlint.knowledge.platforms import LINUX_ONLY
 from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
 from seedlint.versions.model import declared_linux
@@ -64,6 +65,11 @@ class Project:
     def start_failures(self) -> StartFailures:
         """Which programs fail before they run anything, and what only they load."""
         return StartFailures(self.index, self.files, self.settings.relative, self.settings.project_root, self._imported_module)
+
+    @cached_property
+    def unnamed_functions(self) -> UnnamedFunctions:
+        """Which module-level functions nothing names, so nothing calls."""
+        return UnnamedFunctions(self.files, self.flow.given_names)
 
     @cached_property
     def unloaded(self) -> UnloadedModules:

@@ -36,7 +36,7 @@ from seedlint.analysis.flow.shared import _inside
 from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_hooks import called_hooks
 from seedlint.knowledge.kept_callables import CALLED_BY_LIBRARY_GETITEM, library_dataset
-from seedlint.knowledge.library_rngs import HeldRng, draws_itself, held_rng_of, is_container, reseeded_by
+from seedlint.knowledge.library_rngs import HeldRng, class_name, draws_itself, held_rng_of, is_container, reseeded_by
 from seedlint.versions import range_from_specifiers
 from seedlint.rng import (
     RNG_OBJECT,
@@ -264,9 +264,18 @@ class WorkerCode:
     def _made_fresh_in_workers(self, draw: LibraryDraw, in_workers: Set[tuple]) -> bool:
         """The pipeline and the object in it that draws are built in worker code itself, by a
         library whose objects each make their own generator: nothing is copied from the parent
-        (built with a constant ``seed=``, every call repeats itself, which is another bug)."""
-        if not draw.entry.fresh_per_object:
-            return False
+        (built with a constant ``seed=``, every call repeats itself, which is another bug). So
+        is a container that seeds itself and what it holds when built (MONAI's ``Compose``).
+        After MONAI's ``set_determinism(seed)`` every such container starts from that seed:
+        that repeats each item's draws, a bug this rule does not describe, so it is not
+        reported as a copy either."""
+        entry = draw.entry
+        if not entry.fresh_per_object:
+            holder = draw.holder
+            return (
+                class_name(holder.qualified) in entry.fresh_containers
+                and holder.site is not None and holder.site.frame.function.key in in_workers
+            )
         return all(obj.site is not None and obj.site.frame.function.key in in_workers for obj in (draw.holder, draw.drawing))
 
     def _iterated(self, frame: Frame) -> List[Tuple[Instance, FunctionRef]]:

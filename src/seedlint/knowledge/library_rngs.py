@@ -25,6 +25,12 @@ Sources, per library (the versions checked):
   ``DecathlonDataset``, ``TciaDataset`` and, from 0.5.0, ``SmartCacheDataset`` are themselves
   ``Randomizable`` and do not pass a seed on to their transform; checked in real workers with
   1.6.1 (``SmartCacheDataset`` under ``monai.data.DataLoader``: both workers crop alike).
+  ``Compose.__init__`` (0.4.0 to 1.6.1; ``OneOf``, ``SomeOf`` and ``RandomOrder`` are
+  ``Compose`` subclasses) calls ``set_random_state(seed=get_seed())``: without
+  ``set_determinism`` that is fresh OS entropy, for it and for every transform it holds, so a
+  ``Compose`` built in a worker draws apart from the other workers' (checked in real workers,
+  fork and spawn); a bare ``Rand*`` transform draws from the class-level ``Randomizable.R``,
+  which a forked worker copies.
 - albumentations 1.4.21-2.0.8: ``core/composition.py``, ``core/transforms_interface.py``
   (``set_random_seed``: a ``default_rng`` and a ``random.Random`` per object, made at
   construction, seeded or not; unseeded, ``default_rng(None)`` takes fresh OS entropy). Up to 1.4.20 it draws with the global ``random`` (fine).
@@ -144,6 +150,9 @@ class HeldRng:
     fresh_per_object: bool = False
     """An object built without a seed draws from a generator of its own, made from fresh OS
     entropy: one built in worker code (inside ``__getitem__``) is no copy of the parent's."""
+    fresh_containers: FrozenSet[str] = frozenset()
+    """Containers that, when built, seed themselves and what they hold (from fresh OS entropy
+    unless a global seed is set): one built in worker code holds no copy."""
 
 
 IMGAUG = HeldRng(
@@ -185,6 +194,7 @@ MONAI = HeldRng(
     }),
     reseed_methods=frozenset({"set_random_state"}),
     seeding_loaders=frozenset(MONAI_LOADERS),
+    fresh_containers=frozenset({"Compose", "OneOf", "SomeOf", "RandomOrder"}),
     reseed="{held}.set_random_state(seed={seed} % 2**32)",
     worker_init="monai.data.worker_init_fn",
     advice="load it with `monai.data.DataLoader` and no worker_init_fn of your own, or call "

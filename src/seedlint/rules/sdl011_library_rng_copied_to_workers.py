@@ -64,9 +64,10 @@ class LibraryRngCopiedToWorkers(Rule):
     iaa.Sequential(...)`) is a warning that names the option it needs.
 
     A pipeline built in worker code itself (inside `__getitem__`, or a method it calls) is no
-    copy for albumentations, whose objects each make their own generator from fresh entropy;
-    an imgaug augmenter or a MONAI transform built there still draws from the worker's copy of
-    the library's RNG, and the message says where it is built.
+    copy for albumentations, whose objects each make their own generator from fresh entropy,
+    nor for a MONAI `Compose`, which seeds itself and what it holds when built; an imgaug
+    augmenter or a bare MONAI `Rand*` transform built there still draws from the worker's
+    copy of the library's RNG, and the message says where it is built.
 
     A library's release range is what the project declares, narrowed by the APIs the program
     uses outside a feature check (`albumentations.augmentations.transforms.RandomRotate90`
@@ -232,6 +233,12 @@ class LibraryRngCopiedToWorkers(Rule):
         if flags:
             severity = "warning"
             message += f" (the pipeline is built only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)})"
+        built_at = getattr(instance, "site", None)
+        dataset_flags = [flag for flag in options_building(project.flow, instance) if flag not in flags] if built_at is not None else []
+        if dataset_flags:
+            severity = "warning"
+            message += (f" (`{dataset_name(instance)}` is built only when the program runs with "
+                        f"{' and '.join(f'`{flag}`' for flag in dataset_flags)})")
         if severity == "warning" and entry.affected_releases:
             allowed = _declared_releases(project, draw)
             if allowed is not None:
