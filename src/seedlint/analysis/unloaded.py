@@ -3,9 +3,10 @@
 A module runs when a project file imports it (by any spelling the import over-approximation
 of ``focus.importers`` sees) or when it is run as a script. One that only defines things (no
 call at module level, so running it as a script does nothing) and that nothing imports never
-runs, when the program uses its folder otherwise: a trainer class left beside the one the
-entry point imports, its import commented out. A folder no program of the project imports
-from may be a library's, imported by its users, and is left alone. So is a project that
+runs, when a program of the project (a script or a notebook) uses its folder otherwise: a
+trainer class left beside the one the entry point imports, its import commented out. A
+folder no program of the project imports from may be a library's, imported by its users,
+and is left alone, even when the library's own modules import from it. So is a project that
 loads modules by computed names (``import_module(f"...")``, ``__import__``, Hydra's
 ``instantiate``, LightningCLI, ``pydoc.locate``): any of its modules may run. Only code
 counts as such a use: "this script can locate your results" in a comment does not.
@@ -43,6 +44,7 @@ class UnloadedModules:
         self._dynamic: Optional[bool] = None
         self._memo: Dict[str, bool] = {}
         self._folders: Dict[str, bool] = {}
+        self._programs: Optional[set] = None
 
     def never_runs(self, module: ModuleFacts) -> bool:
         if self.files is None or module.cells or os.path.basename(module.path) in _ALWAYS_LOADED or is_test_module(module.path):
@@ -64,15 +66,24 @@ class UnloadedModules:
         return bool(importers({path}, self.files, {}))
 
     def _folder_in_use(self, folder: str) -> bool:
-        """Code outside the folder (tests aside) imports one of the folder's modules."""
+        """Code outside the folder (tests aside) imports one of the folder's modules, and a
+        script of the project (a file with a ``__main__`` block, or a notebook) is among the
+        importers, directly or not: a library's own modules importing each other do not make
+        a program (timm's ``layers/ml_decoder.py`` is for its users to import)."""
         found = self._folders.get(folder)
         if found is None:
-            found = self._folders[folder] = any(
-                os.path.dirname(user) != folder and not is_test_module(user)
+            if self._programs is None:
+                scripts = self.files.mentioning(["__main__"])
+                notebooks = [path for path in self.files.paths if path.endswith(".ipynb")]
+                self._programs = {os.path.abspath(path) for path in (*scripts, *notebooks)}
+            users = {
+                os.path.abspath(user)
                 for sibling in self.files.paths
                 if os.path.dirname(sibling) == folder
                 for user in importers({sibling}, self.files, {})
-            )
+                if not is_test_module(user)
+            }
+            found = self._folders[folder] = any(os.path.dirname(user) != folder for user in users) and bool(users & self._programs)
         return found
 
 
