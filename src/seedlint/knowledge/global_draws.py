@@ -120,8 +120,13 @@ METHODS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
 FUNCTIONS: Tuple[Tuple[str, str], ...] = (
     ("sklearn.utils.shuffle", NUMPY),
     ("sklearn.utils.resample", NUMPY),
+    ("diffusers.utils.torch_utils.randn_tensor", TORCH),
+    ("diffusers.utils.randn_tensor", TORCH),
 )
-"""Library functions that draw from that global RNG (without a ``random_state``)."""
+"""Library functions that draw from that global RNG (without a ``random_state``, or a
+``generator`` for diffusers' ``randn_tensor``, which calls ``torch.randn(shape,
+generator=generator, ...)``: ``diffusers/utils/torch_utils.py``, exported from
+``diffusers.utils`` before 0.22)."""
 
 GLOBAL_RNG_GETTERS: Tuple[Tuple[str, str], ...] = (
     ("sklearn.utils.check_random_state", NUMPY),
@@ -130,7 +135,7 @@ GLOBAL_RNG_GETTERS: Tuple[Tuple[str, str], ...] = (
 """Functions that return the global RNG object itself when given no seed or None
 (``check_random_state(None)`` is ``np.random.mtrand._rand``): its draws are global draws."""
 
-SEEDED_BY = ("random_state", "seed", "rng")
+SEEDED_BY = ("random_state", "seed", "rng", "generator")
 """Keywords that hand these calls their own RNG instead."""
 
 
