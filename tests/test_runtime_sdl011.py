@@ -208,6 +208,9 @@ def test_the_randomizable_datasets_of_the_catalogue_keep_their_transforms_from_m
 def test_a_monai_compose_built_in_worker_code_draws_apart_in_each_worker(tmp_path, monkeypatch):
     """The clean fixture: the pipeline is built per item inside ``__getitem__``; a MONAI
     ``Compose`` seeds itself from fresh entropy when built, so no worker repeats another."""
+    import monai.utils.misc
+
+    monkeypatch.setattr(monai.utils.misc, "_seed", None)  # as in a program that never calls set_determinism
     modules = _imported({"sdl011_built_in_worker": "clean_monai_compose_built_in_worker_code.py"}, tmp_path, monkeypatch)
     module = next(modules)["sdl011_built_in_worker"]
     volumes = [np.arange(64, dtype=np.float32).reshape(1, 8, 8)] * 8
