@@ -10,6 +10,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.draw_conditions import exclusive, options_needed_by
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
+from seedlint.analysis.accelerate_launch import single_process_config
 from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
@@ -47,8 +48,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       imports outside their `if __name__ == "__main__":` block, or the whole script under
       `torchrun`), which calls
       `torch.distributed.init_process_group` (or builds accelerate's `Accelerator`, which
-      joins the process group `accelerate launch` starts) and builds loaders whose workers
-      draw random numbers. Library seeders count as seeding torch (`transformers.set_seed`,
+      joins the process group `accelerate launch` starts, unless every accelerate
+      configuration file the project ships runs one process and nothing it documents asks
+      for more) and builds loaders whose workers draw random numbers. Library seeders count as seeding torch (`transformers.set_seed`,
       `accelerate.utils.set_seed` unless given `device_specific=True`, MONAI's
       `set_determinism`), and so do the random
       transforms that MONAI's own `DataLoader` reseeds in each worker from torch's seed.
@@ -228,6 +230,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         if not loaders:
             return None
         joined = [(c, f) for c, f in starts if flow.callee_names(c, f) & LIBRARY_PROCESS_GROUP_STARTS]
+        if joined and len(joined) == len(starts) and project.memo("accelerate-one-process", lambda: single_process_config(project.tree)):
+            return None  # every accelerate configuration the project ships runs one process
         ranks_named = "every DDP rank"
         if joined and len(joined) == len(starts):
             start, start_frame = joined[0]
