@@ -484,7 +484,9 @@ def _datasets_picked_at_run_time(project: Project, loaders) -> Tuple[str, Option
     if not drawing_names:
         return "", None
     names = list(dict.fromkeys(drawing_names))
-    spelled = " or ".join(f"`{name}`" for name in names[:3])
+    spelled = " or ".join(f"`{name}`" for name in names)
+    if len(names) > 3:
+        spelled = ", ".join(f"`{name}`" for name in names[:3]) + f" or one of {len(names) - 3} more datasets that draw"
     return f" (when the loader loads {spelled}; the other datasets it may load draw nothing there)", "warning"
 
 
