@@ -10,6 +10,7 @@ once instead of searching the buffer again for each name.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from typing import Dict, Iterable, List, Optional, Sequence
 
@@ -27,6 +28,7 @@ class ProjectFiles:
         self._starts: List[int] = []
         self._memo: Dict[bytes, List[int]] = {}
         self._index: Optional[Dict[bytes, List[int]]] = None
+        self._programs: Optional[frozenset] = None
 
     def _read(self) -> None:
         chunks: List[bytes] = []
@@ -46,6 +48,15 @@ class ProjectFiles:
             offset += len(raw) + 1
         self._buffer = b"".join(chunks)
         self._starts = starts
+
+    def programs(self) -> frozenset:
+        """Absolute paths of the project's programs: files with a ``__main__`` block, and
+        notebooks."""
+        if self._programs is None:
+            scripts = self.mentioning(["__main__"])
+            notebooks = [path for path in self.paths if path.endswith(".ipynb")]
+            self._programs = frozenset(os.path.abspath(path) for path in (*scripts, *notebooks))
+        return self._programs
 
     def mentioning(self, words: Sequence[str]) -> List[str]:
         """Files in which one of ``words`` appears as a whole identifier."""

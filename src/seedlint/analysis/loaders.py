@@ -170,16 +170,14 @@ class Loaders:
                 continue
             built: List[LoaderCall] = []
             for function, call in module.all_calls():
-                if self.project.unnamed_functions.never_called(module, function):
-                    continue
                 kind = self.loader_kind(module, function, call)
-                if kind is not None:
-                    shared, classes = self._shared_positions(module, function, call)
-                    built.append(LoaderCall(module, function, call, kind, library=self._library_class(module, function, call),
-                                            shared_positions=shared, classes=classes))
+                loop = None if kind is not None else loop_of(self.flow, module, function, call)
+                if (kind is None and loop is None) or self.project.unnamed_functions.never_called(module, function):
                     continue
-                loop = loop_of(self.flow, module, function, call)
-                if loop is not None:
+                if kind is not None:
+                    library, shared, classes = self._classes_built(module, function, call)
+                    built.append(LoaderCall(module, function, call, kind, library=library, shared_positions=shared, classes=classes))
+                else:
                     built.append(LoaderCall(module, function, call, False, library=sorted(loop.classes)[0]))
             if built and self.project.start_failures.unreached(module) is None:
                 found.extend(built)
@@ -230,31 +228,30 @@ class Loaders:
             return None
         return all(kinds)
 
-    def _shared_positions(
+    def _classes_built(
         self, module: ModuleFacts, function: Function, call: Call
-    ) -> Tuple[Tuple[Tuple[str, int], ...], Tuple[str, ...]]:
-        """For a call that may build one of several known loader classes: the positions they
-        share, and the classes."""
+    ) -> Tuple[str, Tuple[Tuple[str, int], ...], Tuple[str, ...]]:
+        """What a loader call builds: the library loader class when it can build only that
+        one (else ""), and, when it may build one of several known loader classes, the
+        positions they share and the classes."""
         frame = self.flow.function_frame(module, function)
+        objects = list(self.flow.callee_objects(call, frame))
+        names = {obj.qualified for obj in objects if isinstance(obj, External)}
+        found = sorted(names & set(LIBRARY_LOADERS))
+        library = found[0] if len(found) == 1 and len(names) == 1 else ""
         tables = {}
-        for obj in self.flow.callee_objects(call, frame):
+        for obj in objects:
             if isinstance(obj, External) and obj.qualified in TORCH_LOADERS:
                 tables[obj.qualified] = TORCH_POSITIONS
             elif isinstance(obj, External) and obj.qualified in LIBRARY_LOADERS:
                 tables[obj.qualified] = LIBRARY_LOADERS[obj.qualified]
             else:
-                return (), ()
+                return library, (), ()
         if len(tables) < 2:
-            return (), ()
+            return library, (), ()
         first, *others = tables.values()
         shared = tuple(sorted((name, at) for name, at in first.items() if all(table.get(name) == at for table in others)))
-        return shared, tuple(sorted(tables))
-
-    def _library_class(self, module: ModuleFacts, function: Function, call: Call) -> str:
-        frame = self.flow.function_frame(module, function)
-        names = {o.qualified for o in self.flow.callee_objects(call, frame) if isinstance(o, External)}
-        found = sorted(names & set(LIBRARY_LOADERS))
-        return found[0] if len(found) == 1 and len(names) == 1 else ""
+        return library, shared, tuple(sorted(tables))
 
     def accepts_keyword(self, loader: LoaderCall, name: str) -> bool:
         """Every class the call may build takes ``name=`` and hands it on to torch's

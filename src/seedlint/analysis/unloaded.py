@@ -44,7 +44,6 @@ class UnloadedModules:
         self._dynamic: Optional[bool] = None
         self._memo: Dict[str, bool] = {}
         self._folders: Dict[str, bool] = {}
-        self._programs: Optional[set] = None
 
     def never_runs(self, module: ModuleFacts) -> bool:
         if self.files is None or module.cells or os.path.basename(module.path) in _ALWAYS_LOADED or is_test_module(module.path):
@@ -72,10 +71,6 @@ class UnloadedModules:
         a program (timm's ``layers/ml_decoder.py`` is for its users to import)."""
         found = self._folders.get(folder)
         if found is None:
-            if self._programs is None:
-                scripts = self.files.mentioning(["__main__"])
-                notebooks = [path for path in self.files.paths if path.endswith(".ipynb")]
-                self._programs = {os.path.abspath(path) for path in (*scripts, *notebooks)}
             users = {
                 os.path.abspath(user)
                 for sibling in self.files.paths
@@ -83,7 +78,7 @@ class UnloadedModules:
                 for user in importers({sibling}, self.files, {})
                 if not is_test_module(user)
             }
-            found = self._folders[folder] = any(os.path.dirname(user) != folder for user in users) and bool(users & self._programs)
+            found = self._folders[folder] = any(os.path.dirname(user) != folder for user in users) and bool(users & self.files.programs())
         return found
 
 

@@ -5,8 +5,9 @@ A function runs when something calls it, and to call it code must name it: a cal
 import, a reference passed on (``worker_init_fn=seed_worker``), or a string a registry or a
 configuration gives (``type: build_loader``). A module-level function whose name the
 project's Python files and notebooks spell only in its own ``def``, that no text file or
-quoted string gives, and whose module a script of the project imports (directly or not;
-one only a library's own modules import may be called by the library's users), never runs (VoCo's ``get_loader_1k``, left beside the ``get_loader`` the
+quoted string gives, and whose module a program of the project (a script or a notebook)
+imports (directly or not; one only a library's own modules import may be called by the
+library's users), never runs (VoCo's ``get_loader_1k``, left beside the ``get_loader`` the
 training script calls). Decorated functions (registered, or turned into commands), dunder
 names, tests, and modules that hand all their functions to a command-line tool
 (``fire.Fire()``) are left alone.
@@ -61,8 +62,7 @@ class UnnamedFunctions:
         # A module no program of the project imports may be a library's, whose users call what
         # it defines.
         users = {os.path.abspath(path) for path in importers({own}, self.files, {})}
-        programs = {os.path.abspath(path) for path in self.files.mentioning(["__main__"])}
-        return bool(users & programs)
+        return bool(users & self.files.programs())
 
     def _text(self, path: str) -> Optional[str]:
         if path not in self._texts:
