@@ -69,6 +69,31 @@ def test_directory_run_keeps_what_git_keeps(tree):
     assert found == expected
 
 
+def test_files_git_tracks_are_kept_whatever_gitignore_says(tree):
+    # Committed before a `build/` or `/datasets` line was added (or with `git add -f`): git
+    # keeps tracking them, and the analysis needs the dataset code they hold.
+    (tree / "datasets" / "loaders.py").write_text("import torch\n")
+    (tree / "datasets" / "nested").mkdir()
+    (tree / "datasets" / "nested" / "augment.py").write_text("import numpy\n")
+    subprocess.run(["git", "add", "-f", "datasets/coco.py", "datasets/nested/augment.py", "tools/scratch_a.py"], cwd=tree, check=True)
+    found = {os.path.relpath(t.absolute, tree).replace(os.sep, "/") for t in discover([str(tree)], Settings())}
+    expected = git_kept(tree)
+    assert {"datasets/coco.py", "datasets/nested/augment.py", "tools/scratch_a.py"} <= expected
+    assert "datasets/loaders.py" not in expected and "pkg/build/generated.py" not in expected
+    assert found == expected
+    assert {os.path.relpath(t.absolute, tree / "datasets").replace(os.sep, "/")
+            for t in discover([str(tree / "datasets")], Settings())} >= {"coco.py", "nested/augment.py"}
+
+
+def test_without_a_work_tree_gitignore_alone_decides(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dataset.py").write_text("import torch\n")
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / ".gitignore").write_text("data/\n")
+    found = {os.path.relpath(t.absolute, tmp_path) for t in discover([str(tmp_path)], Settings())}
+    assert found == {"train.py"}
+
+
 def test_exclude_globs_match_a_name_a_path_or_a_folder_above(tree):
     settings = Settings(extend_exclude=["pkg/sub", "*.gen.py", "tools/"])
     found = {os.path.relpath(t.absolute, tree).replace(os.sep, "/") for t in discover([str(tree)], settings)}

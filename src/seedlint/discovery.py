@@ -1,11 +1,19 @@
 """Which files to check: walking directories, excludes and .gitignore, and the byte-level
-prefilter that decides a file cannot matter before it is parsed."""
+prefilter that decides a file cannot matter before it is parsed.
+
+As in git, .gitignore applies only to files git does not track: a dataset package committed
+under a folder a later ``data/`` line ignores is still the project's code, and the analysis
+needs it to know what its loaders load. The tracked files are asked of git itself, and only
+once a .gitignore line has matched something in a git work tree.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -89,6 +97,67 @@ class _GitIgnore:
         return False
 
 
+class _Tracked:
+    """The files git tracks in the work tree around a walked directory, asked of ``git
+    ls-files`` on the first question; none when there is no work tree or git cannot say."""
+
+    def __init__(self, top: str) -> None:
+        self.top = top
+        self._files: Optional[frozenset] = None
+        self._folders: frozenset = frozenset()
+
+    def _load(self) -> None:
+        self._files = frozenset()
+        root = _work_tree(self.top)
+        git = shutil.which("git")
+        if root is None or git is None:
+            return
+        try:
+            listed = subprocess.run(
+                [git, "-C", root, "ls-files", "-z", "--cached"], capture_output=True, timeout=30,
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            )
+        except (OSError, subprocess.SubprocessError):
+            return
+        if listed.returncode != 0:
+            return
+        files = set()
+        folders = set()
+        for raw in listed.stdout.split(b"\0"):
+            if not raw:
+                continue
+            path = os.path.normpath(os.path.join(root, os.fsdecode(raw)))
+            files.add(path)
+            folder = os.path.dirname(path)
+            while folder not in folders and len(folder) > len(root):
+                folders.add(folder)
+                folder = os.path.dirname(folder)
+        self._files, self._folders = frozenset(files), frozenset(folders)
+
+    def file(self, path: str) -> bool:
+        if self._files is None:
+            self._load()
+        return path in self._files
+
+    def holds_tracked(self, folder: str) -> bool:
+        if self._files is None:
+            self._load()
+        return folder in self._folders
+
+
+def _work_tree(directory: str) -> Optional[str]:
+    """The git work tree holding ``directory``: the nearest folder at or above it with a
+    ``.git`` entry."""
+    current = os.path.abspath(directory)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
 def discover(paths: Iterable[str], settings: Settings) -> Iterator[Target]:
     """Python files under ``paths``; a file named explicitly is always checked. A file
     reached twice (named twice, or through a symbolic link) is checked once."""
@@ -143,17 +212,26 @@ def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = l
     gitignore = _GitIgnore()
     excluded = _Excludes(excludes)
     top = os.path.abspath(given)
+    tracked = _Tracked(top)
+    ignored_folders: List[str] = []
+    """Folders .gitignore ignores that are walked for the tracked files they hold."""
     unreadable: List[OSError] = []
     for directory, subdirs, files in os.walk(top, onerror=unreadable.append):
         listed(directory)
         gitignore.read(directory)
         relative_dir = os.path.relpath(directory, top)
+        inside_ignored = any(directory == folder or directory.startswith(folder + os.sep) for folder in ignored_folders)
         kept = []
         for sub in sorted(subdirs):
             full = os.path.join(directory, sub)
             relative = os.path.normpath(os.path.join(relative_dir, sub)).replace(os.sep, "/")
-            if excluded(sub, relative) or gitignore.ignored(full, True) or os.path.islink(full):
+            if excluded(sub, relative) or os.path.islink(full):
                 continue
+            if inside_ignored or gitignore.ignored(full, True):
+                if not tracked.holds_tracked(full):
+                    continue
+                if not inside_ignored:
+                    ignored_folders.append(full)
             kept.append(sub)
         subdirs[:] = kept
         for name in sorted(files):
@@ -161,7 +239,9 @@ def _walk(given: str, excludes: Sequence[str], wanted: Callable[[str], bool] = l
                 continue
             full = os.path.join(directory, name)
             relative = os.path.normpath(os.path.join(relative_dir, name)).replace(os.sep, "/")
-            if excluded(name, relative) or gitignore.ignored(full, False):
+            if excluded(name, relative):
+                continue
+            if (inside_ignored or gitignore.ignored(full, False)) and not tracked.file(full):
                 continue
             shown = os.path.normpath(os.path.join(given, relative)) if given not in (".", "./") else relative
             yield shown, os.path.abspath(full)
