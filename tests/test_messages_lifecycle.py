@@ -27,6 +27,16 @@ def test_a_loader_read_every_epoch_claims_the_repetition(tmp_path):
     assert len(found) == 1 and "epochs repeat them too" in found[0]
 
 
+def test_a_factory_loader_is_judged_by_the_passes_of_the_context_whose_draw_runs(tmp_path):
+    """Training builds the loader once and a step loop in another module reads it in one pass;
+    evaluation calls the same factory again at every evaluation, but its dataset draws nothing."""
+    found = messages(ROOT / "SDL001" / "factory_loader_read_in_one_pass_by_training_while_evaluation_rebuilds_it", tmp_path)
+    assert len(found) == 1
+    assert "every worker starts from the same copy" in found[0] and "epoch" not in found[0]
+    found = messages(ROOT / "SDL001" / "factory_loader_read_every_epoch_while_evaluation_rebuilds_it", tmp_path / "epochs")
+    assert len(found) == 1 and "epochs repeat them too" in found[0]
+
+
 def test_a_loop_that_may_read_either_of_two_loaders_names_both(tmp_path):
     found = messages(ROOT / "SDL009" / "loader_chosen_by_option_names_each_candidate", tmp_path)
     assert len(found) == 1

@@ -216,23 +216,44 @@ class Loops:
         return not self._screen.known(name) and any(spelling in name.lower() for spelling in HELPER_SPELLINGS)
 
     # ------------------------------------------------------------------ single passes
-    def iterated_once(self, loader: LoaderCall) -> bool:
+    def iterated_once(self, loader: LoaderCall, context: Optional[Frame] = None) -> bool:
         """The program reads the loader in one pass: one ``for`` loop over it, or one
         iterator it makes (``it = iter(loader)``, then ``next(it)`` for every step), outside
         any other loop, in code that runs once: its workers start once and are never
         restarted. False when a loop around that pass, a second pass, or an ``iter()`` call
         inside a loop (or in a helper an epoch loop runs) reads it again, or when the code
         that builds the loader may run more than once (another consumer, maybe unseen, may
-        then iterate it per epoch)."""
+        then iterate it per epoch). With a ``context`` (a frame the loader's call is
+        evaluated in), the loaders built in that context alone also count."""
         once, repeated = self._passes
-        if id(loader.call) not in once or id(loader.call) in repeated:
+        if id(loader.call) in once and id(loader.call) not in repeated:
+            if self._runs_once(self.flow.function_frame(loader.module, loader.function)):
+                return True
+        return context is not None and self._iterated_once_in(loader, context)
+
+    def _iterated_once_in(self, loader: LoaderCall, context: Frame) -> bool:
+        """The same, for the loaders one context builds (a factory's ``make_data_loader(cfg,
+        is_train=True)`` from the training script, while the evaluation calls it again at
+        every evaluation): the passes over what that call built, and whether the call that
+        runs the factory runs once."""
+        once, repeated = self._passes
+        key = (id(loader.call), context.key)
+        if key not in once or key in repeated:
             return False
-        return self._runs_once(self.flow.function_frame(loader.module, loader.function))
+        site = context.site
+        if site is None:
+            return self._runs_once(context)
+        caller = site.frame.function.function
+        if any(contains(loop.span, site.call.span) for loop in caller.loops):
+            return False
+        return self._runs_once(site.frame)
 
     @cached_property
     def _passes(self):
-        passes: Dict[int, int] = {}
-        repeated: Set[int] = {id(obj.loader.call) for loop in self.epoch_loops for obj in loop.loaders}
+        """The loaders read in exactly one pass, and those read again: each named both by
+        its call (``id``) and by its call in the context that built it (``(id, frame key)``)."""
+        passes: Dict[object, int] = {}
+        repeated: Set[object] = {key for loop in self.epoch_loops for obj in loop.loaders for key in _keys(obj)}
         scanned = {module.path for module in self.project.modules if self.project.in_focus(module)}
         for module in self.project.modules:
             if not self.project.in_focus(module):
@@ -246,7 +267,7 @@ class Loops:
                 reads = [(loop.span, loop.iterable) for loop in function.loops]
                 reads += [(call.span, call.args[0]) for call in iter_calls]
                 for span, iterable in reads:
-                    made = [id(obj.loader.call) for obj in self.iterated(iterable, frame)]
+                    made = [key for obj in self.iterated(iterable, frame) for key in _keys(obj)]
                     if not made:
                         continue
                     in_loop = any(contains(loop.span, span) and loop.span != span for loop in function.loops)
@@ -259,7 +280,8 @@ class Loops:
                         passes[call] = passes.get(call, 0) + 1
         return {call for call, count in passes.items() if count == 1}, repeated
 
-    def _helper_passes(self, module: ModuleFacts, function: Function, scanned: Set[str], passes: Dict[int, int], repeated: Set[int]) -> None:
+    def _helper_passes(self, module: ModuleFacts, function: Function, scanned: Set[str], passes: Dict[object, int],
+                       repeated: Set[object]) -> None:
         """The passes of a helper in a module the scan above does not read (``inference(
         test_loader, model)`` with ``inference`` in ``engine.py``), one call level down:
         each read of a loader there is a pass, repeated when the call or the read sits in a
@@ -276,7 +298,7 @@ class Loops:
                 iter_calls = [c for c in helper.calls if isinstance(c.func, Name) and c.func.dotted == "iter" and c.args]
                 reads = [(loop.span, loop.iterable) for loop in helper.loops] + [(c.span, c.args[0]) for c in iter_calls]
                 for span, iterable in reads:
-                    made = [id(obj.loader.call) for obj in self.iterated(iterable, callee)]
+                    made = [key for obj in self.iterated(iterable, callee) for key in _keys(obj)]
                     if not made:
                         continue
                     in_loop = any(contains(loop.span, span) and loop.span != span for loop in helper.loops)
@@ -487,3 +509,8 @@ def _tests_unset(test: Value, expected: bool, target: str) -> bool:
             and isinstance(test.args[0], Name) and isinstance(test.args[1], Const)):
         return not expected and f"{test.args[0].dotted}.{test.args[1].value}" == target
     return False
+
+
+def _keys(obj: LoaderObject) -> tuple:
+    """A read loader's names in the pass counts: its call, and its call in its context."""
+    return id(obj.loader.call), (id(obj.loader.call), obj.frame.key)

@@ -110,7 +110,7 @@ class NumpyGlobalRngInWorkers(Rule):
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:
                     continue
-                if not workers.may_be_several and project.loops.iterated_once(loader):
+                if not workers.may_be_several and project.loops.iterated_once(loader, frame):
                     continue  # one worker, started once: nothing to duplicate or repeat
                 init = loaders.worker_init(loader, frame)
                 datasets = loaders.datasets(loader, frame)
@@ -132,7 +132,7 @@ class NumpyGlobalRngInWorkers(Rule):
         no_init = all(isinstance(v, Constant) and v.value is None for v in init.values)
         function = draw.reached.function
         restarted = (
-            project.loaders.persistent(loader, frame) is False and loader.positional and not project.loops.iterated_once(loader)
+            project.loaders.persistent(loader, frame) is False and loader.positional and not project.loops.iterated_once(loader, frame)
             and not project.loaders.keeps_one_iterator(loader, frame)
         )
         if workers.may_be_several:

@@ -117,7 +117,7 @@ class RngObjectCopiedToWorkers(Rule):
                 if not workers.may_be_positive:
                     continue
                 kept = loaders.keeps_one_iterator(loader, frame)
-                if not workers.may_be_several and (project.loops.iterated_once(loader) or library_loop(loader.library) or kept):
+                if not workers.may_be_several and (project.loops.iterated_once(loader, frame) or library_loop(loader.library) or kept):
                     # One worker started once copies nothing anyone else draws; a library's loop
                     # (an endless stream under max_steps) may never start it again.
                     continue

@@ -96,7 +96,7 @@ class WorkerInitFnRepeatsEveryEpoch(Rule):
                 drawn = drawn_streams(project, loader, frame)
                 if not drawn:
                     continue
-                once = project.loops.iterated_once(loader)
+                once = project.loops.iterated_once(loader, frame)
                 for value in init.values:
                     if not isinstance(value, FunctionObj):
                         continue

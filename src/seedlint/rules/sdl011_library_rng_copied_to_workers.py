@@ -170,8 +170,8 @@ class LibraryRngCopiedToWorkers(Rule):
     def _copies(self, project: Project) -> Iterable["_Copy"]:
         loaders = project.loaders
         for loader in loaders.all:
-            iterated_once = project.loops.iterated_once(loader)
             for frame in loaders.contexts(loader):
+                iterated_once = project.loops.iterated_once(loader, frame)
                 workers = loaders.workers(loader, frame)
                 if not workers.may_be_positive:
                     continue
