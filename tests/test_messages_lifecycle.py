@@ -292,6 +292,14 @@ def test_a_program_that_needs_cuda_is_not_said_to_spawn_on_macos(tmp_path):
         "the program calls `torch.device('cuda')` at train.py:25)" in found[0]
 
 
+def test_a_script_that_needs_cuda_and_calls_the_loader_helper_is_not_said_to_spawn_on_macos(tmp_path):
+    # The loader is built in scans/loading.py; the script calling it needs CUDA in main().
+    found = messages(ROOT / "SDL006" / "lambda_dataset_built_by_a_helper_for_a_script_that_needs_cuda", tmp_path)
+    assert len(found) == 1
+    assert "(the default on Windows and Linux from Python 3.14; not macOS, where torch has no CUDA build and " \
+        "the program calls `torch.device('cuda')` at train.py:9)" in found[0]
+
+
 def test_a_program_importing_only_settings_from_a_script_that_starts_nccl_is_not_linux_only(tmp_path):
     # validate.py imports CONFIG and prepare from train.py; only train.run starts NCCL.
     found = messages(ROOT / "SDL006" / "lambda_dataset_of_a_program_importing_only_settings_from_a_nccl_script", tmp_path)

@@ -28,11 +28,11 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
         return None  # Python 2 forks on Linux and macOS, and torch never built for it on Windows
     forkserver = all(each.may_be_at_least("3.14") for each in pythons)
     linux = next(filter(None, (project.linux_only(path) for path in paths)), None) or project.linux_only_users(loader.module.path)
-    cuda = cuda_call(frame.module, [frame.function.function.qualname])
+    cuda = _cuda_on_the_way(frame)
     no_mac = ""
     if cuda:
-        where_called = where(frame.module, cuda[1])
-        no_mac = f"; not {NO_CUDA_PLATFORM}, where torch has no CUDA build and the program calls {cuda[0]} at {where_called}"
+        calling, (spelled, span) = cuda
+        no_mac = f"; not {NO_CUDA_PLATFORM}, where torch has no CUDA build and the program calls {spelled} at {where(calling.module, span)}"
     if linux is None and forkserver:
         platforms = "Windows and Linux from Python 3.14" if cuda else "Windows, macOS, and Linux from Python 3.14"
         return f"under the spawn or forkserver start method (the default on {platforms}{no_mac})"
@@ -46,6 +46,18 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
         )
     if forkserver:
         return f"under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: {linux})"
+    return None
+
+
+def _cuda_on_the_way(frame: Frame):
+    """The first call needing CUDA in the program code of the loader's function or of a
+    caller on the way to it (``device = torch.device("cuda")`` in the training script's
+    ``main`` that calls ``get_dataloader`` in ``util.py``)."""
+    while frame is not None:
+        found = cuda_call(frame.module, [frame.function.function.qualname])
+        if found:
+            return frame, found
+        frame = frame.site.frame if frame.site is not None else None
     return None
 
 

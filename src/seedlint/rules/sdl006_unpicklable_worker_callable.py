@@ -74,8 +74,9 @@ class UnpicklableWorkerCallable(Rule):
     `PicklingError: Can't pickle local object` from Python 3.14. `spawn` is the default on
     Windows and macOS, and Linux defaults to `forkserver` from Python 3.14: code that works on
     a Linux box today breaks there. A program that needs CUDA on every run (`model.cuda()` or
-    `torch.device("cuda")` under no `if` in its main code) is not said to run on macOS, where
-    torch has no CUDA build.
+    `torch.device("cuda")` under no `if` in its main code, in the function that builds the
+    loader, or in a caller on the way to it) is not said to run on macOS, where torch has no
+    CUDA build.
 
     ## Example
     ```python
