@@ -35,6 +35,9 @@ def test_a_factory_loader_is_judged_by_the_passes_of_the_context_whose_draw_runs
     assert "every worker starts from the same copy" in found[0] and "epoch" not in found[0]
     found = messages(ROOT / "SDL001" / "factory_loader_read_every_epoch_while_evaluation_rebuilds_it", tmp_path / "epochs")
     assert len(found) == 1 and "epochs repeat them too" in found[0]
+    # A statistics script reads the factory's loader once; training reads it every epoch.
+    found = messages(ROOT / "SDL001" / "factory_loader_read_once_by_one_script_and_every_epoch_by_another", tmp_path / "two")
+    assert len(found) == 1 and "epochs repeat them too" in found[0]
 
 
 def test_a_loop_that_may_read_either_of_two_loaders_names_both(tmp_path):

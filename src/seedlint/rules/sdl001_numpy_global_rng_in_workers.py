@@ -106,34 +106,45 @@ class NumpyGlobalRngInWorkers(Rule):
         for loader in loaders.all:
             if not project.settings_for(loader.module.path).torch_version.may_be_below("1.9"):
                 continue
-            for frame in loaders.contexts(loader):
-                workers = loaders.workers(loader, frame)
-                if not workers.may_be_positive:
-                    continue
-                if not workers.may_be_several and project.loops.iterated_once(loader, frame):
-                    continue  # one worker, started once: nothing to duplicate or repeat
-                init = loaders.worker_init(loader, frame)
-                datasets = loaders.datasets(loader, frame)
-                if init.unknown or not _never_seeds_numpy(project, init, datasets, loader, frame):
-                    continue
-                found = self._first_draw(project, datasets)
-                if found is None:
-                    collates = [v for v in loaders.argument(loader, "collate_fn", frame).values if isinstance(v, FunctionObj)]
-                    found = self._first_draw(project, collates)
-                if found is None:
-                    continue
-                instance, draw = found
-                if not workers.may_be_several and _main_process_draws_numpy(project, loader, instance):
-                    continue  # one worker, restarted after the main process has moved NumPy on
-                yield self._diagnostic(project, loader, frame, instance, draw, init, workers)
-                break
+            found = list(self._contexts_with_the_bug(project, loader))
+            if found:
+                frame, instance, draw, init, workers = found[0]
+                yield self._diagnostic(project, loader, frame, instance, draw, init, workers, [each[0] for each in found])
 
-    def _diagnostic(self, project: Project, loader, frame, instance, draw: Draw, init, workers) -> Diagnostic:
+    def _contexts_with_the_bug(self, project: Project, loader):
+        """(frame, dataset, draw, worker_init_fn, workers) for each context in which the
+        loader's workers draw from NumPy's global RNG unseeded."""
+        loaders = project.loaders
+        for frame in loaders.contexts(loader):
+            workers = loaders.workers(loader, frame)
+            if not workers.may_be_positive:
+                continue
+            if not workers.may_be_several and project.loops.iterated_once(loader, frame):
+                continue  # one worker, started once: nothing to duplicate or repeat
+            init = loaders.worker_init(loader, frame)
+            datasets = loaders.datasets(loader, frame)
+            if init.unknown or not _never_seeds_numpy(project, init, datasets, loader, frame):
+                continue
+            found = self._first_draw(project, datasets)
+            if found is None:
+                collates = [v for v in loaders.argument(loader, "collate_fn", frame).values if isinstance(v, FunctionObj)]
+                found = self._first_draw(project, collates)
+            if found is None:
+                continue
+            instance, draw = found
+            if not workers.may_be_several and _main_process_draws_numpy(project, loader, instance):
+                continue  # one worker, restarted after the main process has moved NumPy on
+            yield frame, instance, draw, init, workers
+
+    def _diagnostic(self, project: Project, loader, frame, instance, draw: Draw, init, workers, frames) -> Diagnostic:
         no_init = all(isinstance(v, Constant) and v.value is None for v in init.values)
         function = draw.reached.function
-        restarted = (
-            project.loaders.persistent(loader, frame) is False and loader.positional and not project.loops.iterated_once(loader, frame)
-            and not project.loaders.keeps_one_iterator(loader, frame)
+        # Epochs repeat where any context with the bug restarts the workers (a factory whose
+        # training context makes one pass is not restarted by an evaluation that draws nothing).
+        restarted = any(
+            project.loaders.persistent(loader, each) is False and loader.positional and not project.loops.iterated_once(loader, each)
+            and not project.loaders.keeps_one_iterator(loader, each)
+            for each in frames
         )
         if workers.may_be_several:
             effect = "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same random values"
