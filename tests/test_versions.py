@@ -46,6 +46,16 @@ def test_an_empty_intersection_is_a_conflict_not_a_range_below(tmp_path):
     assert len(resolution.conflicts) == 1 and "requirements" in resolution.conflicts[0]
 
 
+def test_a_readme_python_no_declared_torch_installs_on_is_a_conflict(tmp_path):
+    # torch>=2.6 installs on no CPython before 3.9; the README asks for 3.7.0.
+    write(tmp_path, {"requirements.txt": "torch>=2.6.0\nnumpy==1.15.4\n", "README.md": "### Requirements\n- Python 3.7.0\n", "setup.cfg": ""})
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == ">=2.6.0" and not resolution.get("torch").may_be_below("1.9")
+    assert any("torch >=2.6.0 needs python>=3.9" in c and "README.md:2" in c for c in resolution.conflicts)
+    write(tmp_path / "old", {"requirements.txt": "torch\n", "environment.yml": "dependencies:\n  - python=3.7\n"})
+    assert versions(tmp_path / "old").get("torch").describe() == "<2.0"  # torch 2.0's Requires-Python is >=3.8.0
+
+
 def test_requirement_files_that_pin_one_package_apart_are_variants(tmp_path):
     # A default, a Windows and an export environment: no numpy satisfies all three, so each
     # file is one way to install the project, and the export file's torch pin binds no other.
@@ -491,7 +501,7 @@ def test_versions_a_readme_states_in_prose(tmp_path):
         """})
     resolution = versions(tmp_path / "sentence")
     assert resolution.get("python").describe() == ">=3.7,<3.8.dev0"
-    assert resolution.get("torch").describe() == ">=1.4"  # "1.8 + CUDA" is not "1.8+"
+    assert resolution.get("torch").describe() == ">=1.4,<2.0"  # "1.8 + CUDA" is not "1.8+"; torch 2 needs Python 3.8
     write(tmp_path / "fenced", {"setup.cfg": "", "README.md": """\
         ## Requirements
         ```

@@ -16,6 +16,11 @@ Sources, per family:
 - Python -> torch: the first torch release with wheels for that CPython (cp39 from 1.7.1,
   cp310 from 1.11.0, cp311 from 1.13.0 on Linux, cp312 from 2.2.0, cp313 from 2.5.0,
   cp314 from 2.9.0: the files of each release on the registry).
+- torch <-> Python: the oldest CPython each torch release installs on: ``Requires-Python
+  >=3.7.0`` from 1.11.0 and ``>=3.8.0`` from 2.0.0 (setup.py's ``python_min_version``), no
+  CPython 3.8 wheels from 2.5.0 (its metadata still says 3.8; pytorch/pytorch#138979 and
+  #140798: "Python-3.8 has reached its end of life ... PyTorch stopped supporting it"), and
+  ``Requires-Python >=3.10`` from 2.9.0 (2.13.0's metadata says the same).
 - NumPy 2 -> torch: 2.3.0 is the first torch that supports NumPy 2 (pytorch/pytorch#132179;
   older wheels report "A module that was compiled using NumPy 1.x cannot be run in NumPy 2").
 - NumPy and SciPy -> Python: ``requires-python`` at each release tag; and NumPy 1.26.0 and
@@ -99,6 +104,8 @@ _TIMM_TORCH = [("0.4", "1.4"), ("0.6.12", "1.7")]
 
 _PYTHON_TORCH = [("3.9", "1.7.1"), ("3.10", "1.11"), ("3.11", "1.13"), ("3.12", "2.2"), ("3.13", "2.5"), ("3.14", "2.9")]
 """The first torch release with wheels for that CPython (the release's files on the registry)."""
+_TORCH_PYTHON = [("1.11", "3.7"), ("2.0", "3.8"), ("2.5", "3.9"), ("2.9", "3.10")]
+"""(torch release, the oldest CPython it installs on): Requires-Python, and 2.5.0's wheels."""
 _NUMPY_PYTHON = [("1.22", "3.8"), ("1.25", "3.9"), ("2.1", "3.10"), ("2.3", "3.11")]
 _PYTHON_NUMPY = [("3.12", "1.26"), ("3.13", "2.1")]
 """The first NumPy release for that CPython (its release notes)."""
@@ -127,6 +134,11 @@ IMPLIED: Tuple[Implies, ...] = tuple(
     + [
         Implies("torch", f"<{torch}", "python", f"<{python}", f"no torch release before {torch} has wheels for CPython {python}")
         for python, torch in _PYTHON_TORCH
+    ]
+    + _floors("torch", "python", _TORCH_PYTHON, "torch {release} installs on no CPython before {needs}")
+    + [
+        Implies("python", f"<{python}", "torch", f"<{release}", f"torch {release} installs on no CPython before {python}")
+        for release, python in _TORCH_PYTHON
     ]
     + _floors("numpy", "python", _NUMPY_PYTHON, "numpy {release}'s Requires-Python >={needs}")
     + [
