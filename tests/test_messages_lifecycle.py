@@ -40,6 +40,13 @@ def test_a_factory_loader_is_judged_by_the_passes_of_the_context_whose_draw_runs
     assert len(found) == 1 and "epochs repeat them too" in found[0]
 
 
+def test_an_epoch_loop_that_draws_from_numpy_in_the_main_process_claims_no_repetition(tmp_path):
+    # mixing.mix_batch draws np.random.beta for every batch of every epoch.
+    found = messages(ROOT / "SDL001" / "mixup_weight_drawn_in_the_main_process_each_batch", tmp_path)
+    assert len(found) == 1
+    assert "every worker starts from the same copy" in found[0] and "epoch" not in found[0]
+
+
 def test_a_loop_that_may_read_either_of_two_loaders_names_both(tmp_path):
     found = messages(ROOT / "SDL009" / "loader_chosen_by_option_names_each_candidate", tmp_path)
     assert len(found) == 1

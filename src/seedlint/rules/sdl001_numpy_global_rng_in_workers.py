@@ -14,6 +14,7 @@ from seedlint.analysis.workers import Draw
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.knowledge.global_draws import configured_draw, versioned_draw
 from seedlint.facts.model import MODULE_CODE, BoolOp, Compare, Const, Name
+from seedlint.analysis.main_process_draws import numpy_draw_between_passes
 from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, global_stream
 from seedlint.rules.pickling import may_start_by_pickling
 from seedlint.rules.base import (
@@ -48,7 +49,10 @@ class NumpyGlobalRngInWorkers(Rule):
     workers once: the message then claims no repetition across epochs, and a single
     worker started once is not reported. Neither is a single worker whose loader's module draws
     from NumPy in the main process (its script code or a module-level function that is not the
-    dataset's worker code): each restart forks from a state that has moved on. The message
+    dataset's worker code): each restart forks from a state that has moved on. Nor do several
+    workers claim that epochs repeat when the epoch loop reading the loader may draw from NumPy
+    in the main process (a mixup `np.random.beta` per batch, in the loop or a function it
+    runs). The message
     names a draw that runs with the program's defaults when there is one; a dataset that draws
     only under an option the command line sets (`if self.dense_sample:` from a `store_true`
     flag, one of an option's `choices`) is reported as a warning that says so (`the draw runs
@@ -148,7 +152,7 @@ class NumpyGlobalRngInWorkers(Rule):
         )
         if workers.may_be_several:
             effect = "on torch < 1.9 every worker starts from the same copy of NumPy's global state and returns the same random values"
-            if restarted:
+            if restarted and numpy_draw_between_passes(project, loader) is None:
                 effect += "; epochs repeat them too unless the main process draws from NumPy in between"
         else:
             effect = (
