@@ -421,7 +421,7 @@ class _Collector(cst.CSTVisitor):
         func = self.value(node.func)
         if isinstance(func, Name) and func.root in self.api_aliases:
             suffixes = [f"{key}=" for key, _ in kwargs]
-            backend = self._backend(args, kwargs)
+            backend = self._backend(args, kwargs, self.function.assigns)
             if backend is not None:
                 suffixes.append(f"backend={backend}")
             if suffixes:
@@ -432,9 +432,15 @@ class _Collector(cst.CSTVisitor):
         )
 
     @staticmethod
-    def _backend(args: List[Value], kwargs: List[Tuple[str, Value]]) -> Optional[str]:
-        """The constant ``backend`` of an ``init_process_group``-like call (first argument)."""
+    def _backend(args: List[Value], kwargs: List[Tuple[str, Value]], assigns: Sequence[Assign] = ()) -> Optional[str]:
+        """The constant ``backend`` of an ``init_process_group``-like call (first argument),
+        also through a local name every live assignment before the call binds to that one
+        constant (``backend = "nccl"`` in the CUDA branch, the other branch raising)."""
         value = dict(kwargs).get("backend", args[0] if args else None)
+        if isinstance(value, Name) and value.qualified is None and "." not in value.dotted:
+            bound = [a.value for a in assigns if a.target == value.dotted]
+            texts = {v.value for v in bound if isinstance(v, Const) and isinstance(v.value, str)}
+            return texts.pop() if bound and len(texts) == 1 and len(bound) == sum(isinstance(v, Const) for v in bound) else None
         return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
 
     def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value, Span]]]:

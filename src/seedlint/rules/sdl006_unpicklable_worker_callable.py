@@ -53,7 +53,8 @@ class UnpicklableWorkerCallable(Rule):
     or `multiprocessing.set_start_method` / `torch.multiprocessing.set_start_method`), and a
     *warning* otherwise (its default severity), and then only where spawn or forkserver can
     be the default: a program that uses a Linux-only API outside a feature check (the NCCL
-    backend, NVIDIA DALI, MinkowskiEngine; code after an `assert` is not behind a feature
+    backend, also through a local name every live assignment binds to `"nccl"`; NVIDIA DALI,
+    MinkowskiEngine; code after an `assert` is not behind a feature
     check: it has no other path), or a project whose only installations are
     Linux-only (a Dockerfile, a conda environment exported on Linux), on Pythons before 3.14
     always forks, and is not reported; the message says which start method, and where, can start the workers by
