@@ -56,6 +56,26 @@ def test_a_readme_python_no_declared_torch_installs_on_is_a_conflict(tmp_path):
     assert versions(tmp_path / "old").get("torch").describe() == "<2.0"  # torch 2.0's Requires-Python is >=3.8.0
 
 
+def test_an_unpinned_install_beside_a_stated_version_is_no_older_than_it(tmp_path):
+    # "Pytorch 1.11" in the requirements list, then `conda install pytorch` without a version:
+    # that install gets 1.11 or a later release, never one before 1.9.
+    write(tmp_path, {"docs/installation.md": """\
+        ## Installation
+        * Python 3.x
+        * Pytorch 1.11
+
+        ```
+        conda install pytorch cudatoolkit=10.2 -c pytorch
+        pip install -r requirements.txt
+        ```
+        """, "requirements.txt": "numpy\n", "setup.cfg": ""})
+    torch = versions(tmp_path).get("torch")
+    assert not torch.may_be_below("1.9") and torch.may_be_at_least("2.0")
+    assert torch.describe() == ">=1.11"
+    write(tmp_path / "alone", {"INSTALL.md": "```\nconda install pytorch -c pytorch\n```\n", "setup.cfg": ""})
+    assert versions(tmp_path / "alone").get("torch").may_be_below("1.9")  # nothing names a release: any
+
+
 def test_requirement_files_that_pin_one_package_apart_are_variants(tmp_path):
     # A default, a Windows and an export environment: no numpy satisfies all three, so each
     # file is one way to install the project, and the export file's torch pin binds no other.

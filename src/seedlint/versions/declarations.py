@@ -11,7 +11,8 @@ what ``pip install`` / ``conda install`` commands pin), which fill in only what 
 packaging files leave undeclared, then a Cog build (``cog.yaml``), and last the install
 commands a README or INSTALL file
 shows (``conda create -n x python=3.10``, ``pip install torch==1.12.1``), each command one
-alternative. Poetry's ``^``/``~`` and conda's ``=1.8`` are
+alternative; an alternative that installs a package without a version while others name
+one installs a release no older than the oldest they name. Poetry's ``^``/``~`` and conda's ``=1.8`` are
 translated to PEP 440 first: packaging does not read them.
 """
 
@@ -61,6 +62,8 @@ class Declaration:
     alternatives: Tuple[Tuple["Declaration", ...], ...] = ()
     """For a package that several environment files declare: what each file states (the
     files are alternatives, one per platform or variant), and the range is their union."""
+    note: str = ""
+    """Why the specifier is not the file's text (an unpinned install read as a floor)."""
 
     @property
     def where(self) -> str:
@@ -70,6 +73,8 @@ class Declaration:
     def reason(self) -> str:
         if self.alternatives:
             return " or ".join("; ".join(d.reason for d in group) for group in self.alternatives)
+        if self.note:
+            return f"{self.where} `{self.package}` ({self.note})"
         return f"{self.where} `{self.package}{self.specifier}`"
 
     def range(self) -> VersionRange:
@@ -525,6 +530,7 @@ def environment_alternatives(results: List[Tuple[List[Declaration], Optional[Dec
     found: List[Declaration] = []
     pythons: List[Declaration] = []
     for package, groups in per_package.items():
+        groups = _unpinned_as_floors(groups)
         if len(groups) == 1:
             chosen = list(groups[0])
         else:
@@ -532,6 +538,27 @@ def environment_alternatives(results: List[Tuple[List[Declaration], Optional[Dec
             chosen = [Declaration(package, "", first.file, first.line, alternatives=tuple(groups))]
         (pythons if package == "python" else found).extend(chosen)
     return found, pythons[:1]
+
+
+def _unpinned_as_floors(groups: List[Tuple[Declaration, ...]]) -> List[Tuple[Declaration, ...]]:
+    """An install that names a package without a version (``conda install pytorch`` beside
+    "Pytorch 1.11" in the same instructions) gets a release no older than the ones the other
+    environments name, not any release: it is read as the oldest of their lower bounds."""
+    def unpinned(group: Tuple[Declaration, ...]) -> bool:
+        return all(not d.specifier and not d.alternatives and d.narrows for d in group)
+
+    pinned = [group for group in groups if not unpinned(group)]
+    if len(pinned) == len(groups) or not pinned:
+        return groups
+    lowers = [_intersection(d.range() for d in group).lower for group in pinned]
+    if any(lower is None for lower in lowers):
+        return groups
+    oldest = min(lower.version for lower in lowers)
+    note = f"unpinned: no older than {oldest}, the oldest release the other instructions name"
+    return [
+        group if not unpinned(group) else tuple(Declaration(d.package, f">={oldest}", d.file, d.line, note=note) for d in group)
+        for group in groups
+    ]
 
 
 def _left_open_by_an_alternative(per_result: List[Dict[str, List[Declaration]]]) -> Set[Tuple[int, str]]:
