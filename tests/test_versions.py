@@ -382,8 +382,22 @@ def test_torchvision_releases_before_the_first_pinning_one_bound_no_torch_from_a
     write(tmp_path, {"setup.cfg": "", "requirements.txt": f"{torchvision_pin}\ntorch==1.2.0\n", "train.py": "import torch\n"})
     status, out, err = run(tmp_path, ".", monkeypatch=monkeypatch, capsys=capsys)
     assert status == 0
-    assert "contradictory" not in err, err
+    assert "version declarations" not in err, err
     assert versions(tmp_path).get("torch").describe().startswith("==1.2.0")
+
+
+def test_a_requirement_packaging_rejects_is_a_warning_and_narrows_nothing(tmp_path, monkeypatch, capsys):
+    # `>=1.4.*` is no PEP 440 specifier (a wildcard goes with == and != only); pip refuses it.
+    write(tmp_path, {"requirements.txt": "numpy\ntorch>=1.4.*\n", "setup.cfg": "", "train.py": "import torch\n"})
+    status, out, err = run(tmp_path, ".", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 0
+    assert err.startswith(
+        "seedlint: warning: version declarations: torch: requirements.txt:2 `torch>=1.4.*` is not a valid requirement "
+        "(PEP 508/440); left out"
+    )
+    assert not versions(tmp_path).get("torch").declared
+    status, out, err = run(tmp_path, "--show-settings", ".", monkeypatch=monkeypatch, capsys=capsys)
+    assert "conflicts (left out of the ranges above):" in out and "`torch>=1.4.*` is not a valid requirement" in out
 
 
 def test_contradictory_declarations_are_a_warning_naming_both(tmp_path, monkeypatch, capsys):
@@ -394,7 +408,7 @@ def test_contradictory_declarations_are_a_warning_naming_both(tmp_path, monkeypa
     })
     status, out, err = run(tmp_path, ".", monkeypatch=monkeypatch, capsys=capsys)
     assert status == 0
-    assert err.startswith("seedlint: warning: contradictory version declarations: torch: lightning ==2.0.0 needs torch>=1.11")
+    assert err.startswith("seedlint: warning: version declarations: torch: lightning ==2.0.0 needs torch>=1.11")
     assert "requirements.txt:2 `torch==1.8.1`" in err
 
 
@@ -585,6 +599,24 @@ def test_a_shell_comment_after_an_install_command_declares_nothing(tmp_path):
         """, "setup.cfg": ""})
     resolution = versions(tmp_path)
     assert set(resolution.ranges) == {"python", "cmake", "torch", "torchvision", "pytorch-cuda"}
+
+
+def test_an_exported_conda_environment_named_requirements_states_its_versions(tmp_path):
+    # `conda list --export > requirements.txt`, read back with `conda create --file`.
+    write(tmp_path, {"requirements.txt": (
+        "# This file may be used to create an environment using:\n"
+        "# $ conda create --name <env> --file <this file>\n"
+        "# platform: linux-64\n"
+        "_libgcc_mutex=0.1=main\n"
+        "openssl=1.1.1w=h7f8727e_0\n"
+        "python=3.7.6=h0371630_2\n"
+        "pytorch=1.4.0=py3.7_cuda10.1.243_cudnn7.6.3_0\n"
+        "x264=1!152.20180806=h14c3975_0\n"
+    ), "setup.cfg": ""})
+    resolution = versions(tmp_path)
+    assert resolution.get("torch").describe() == ">=1.4.0,<1.4.1.dev0"
+    assert resolution.get("python").may_be_below("3.8") and not resolution.get("python").may_be_below("3.7")
+    assert not resolution.conflicts
 
 
 def test_a_saved_conda_list_states_the_versions_of_its_environment(tmp_path):

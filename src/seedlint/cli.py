@@ -292,7 +292,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
         sys.stdout.write(show_settings(paths[0], settings))
         return 0
     for conflict in settings.version_conflicts:
-        print(f"seedlint: warning: contradictory version declarations: {conflict}", file=sys.stderr)
+        print(f"seedlint: warning: version declarations: {conflict}", file=sys.stderr)
     unknown = unknown_codes(settings, RULE_CODES)
     if unknown:  # configuration files are checked as they are read: these come from the command line
         where, code = unknown[0]

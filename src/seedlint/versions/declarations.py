@@ -64,6 +64,9 @@ class Declaration:
     files are alternatives, one per platform or variant), and the range is their union."""
     note: str = ""
     """Why the specifier is not the file's text (an unpinned install read as a floor)."""
+    unreadable: str = ""
+    """The text of a requirement ``packaging`` rejects (``torch>=1.4.*``): it narrows nothing,
+    and the run says it was left out."""
 
     @property
     def where(self) -> str:
@@ -78,6 +81,8 @@ class Declaration:
         return f"{self.where} `{self.package}{self.specifier}`"
 
     def range(self) -> VersionRange:
+        if self.unreadable:
+            return VersionRange()
         if self.alternatives:
             ranges = [_intersection(d.range() for d in group) for group in self.alternatives]
             combined = ranges[0]
@@ -106,15 +111,24 @@ def _line_of(text: str, needle: str, start: int = 0) -> int:
     return text.count("\n", 0, index) + 1 if index >= 0 else 0
 
 
-def _from_requirement(text: str, file: str, line: int) -> Optional[Declaration]:
+def _from_requirement(text: str, file: str, line: int, written: bool = True) -> Optional[Declaration]:
+    """The declaration a requirement string makes; ``written`` is False for one made up from
+    another format (a saved ``conda list``), whose versions need not be PEP 440."""
     try:
         requirement = Requirement(text)
     except InvalidRequirement:
-        return _from_wheel_url(text, file, line)
+        found = _from_wheel_url(text, file, line)
+        named = _NAMED_WITH_A_SPECIFIER.match(text)
+        if found is None and named is not None and written:
+            return Declaration(canonical(named.group(1)), "", file, line, unreadable=text.strip())
+        return found
     narrows = requirement.marker is None or _only_extras(str(requirement.marker))
     return Declaration(canonical(requirement.name), str(requirement.specifier), file, line, narrows)
 
 
+_NAMED_WITH_A_SPECIFIER = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~]=?|===)")
+"""A requirement that names a project and then an operator: one ``packaging`` rejects for its
+version text (``torch>=1.4.*``) is still a statement about that project."""
 _MARKER_VARIABLE = re.compile(r"\b(python_version|python_full_version|sys_platform|platform_\w+|os_name|implementation_\w+)\b")
 
 
@@ -180,12 +194,18 @@ def requirements_file(path: str, root: str, seen: Optional[Set[str]] = None) -> 
             entry = re.sub(r"^-\S+(\s+\S+)?\s*", "", entry) if not entry.startswith("--") else ""
             if not entry:
                 continue
-        declaration = _from_requirement(entry.split(" --", 1)[0].strip(), file, first_line)
+        if _CONDA_SPEC_LINE.match(entry):
+            declaration = _conda_declaration(entry, file, first_line)  # an exported conda environment (`name=1.4.0=build`)
+        else:
+            declaration = _from_requirement(entry.split(" --", 1)[0].strip(), file, first_line)
         if declaration is not None:
             found.append(declaration)
     return found
 
 
+_CONDA_SPEC_LINE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*=[^=<>~\s]+(?:=\S+)?$")
+"""A line of ``conda list --export`` (``pytorch=1.4.0=py3.7_cuda10.1_0``): one ``=`` after the
+name, which no pip requirement has; such a file is read with ``conda create --file``."""
 _CONDA_LIST_HEADER = re.compile(r"^#\s*packages in environment at\b|^#\s*Name\s+Version\s+Build\b", re.MULTILINE)
 
 
@@ -197,7 +217,7 @@ def _conda_list(text: str, file: str) -> List[Declaration]:
         words = raw.split()
         if len(words) < 2 or raw.lstrip().startswith("#"):
             continue
-        declaration = _from_requirement(f"{words[0]}=={words[1]}", file, number)
+        declaration = _from_requirement(f"{words[0]}=={words[1]}", file, number, written=False)
         if declaration is not None:
             found.append(declaration)
     return found
@@ -698,7 +718,7 @@ def _installed(command: str, file: str, line: int, more_installers: Optional[Dic
             if word.startswith("-"):
                 skip = word in _OPTIONS_WITH_VALUES
                 continue
-            declaration = _from_requirement(word, file, line) if kind == "pip" else _conda_declaration(word, file, line)
+            declaration = _from_requirement(word, file, line, written=False) if kind == "pip" else _conda_declaration(word, file, line)
             if declaration is not None:
                 found.append(declaration)
     return found

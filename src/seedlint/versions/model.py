@@ -73,9 +73,15 @@ def find_project_root(start: str) -> Optional[str]:
 
 
 @inputs.replayed
-def folder_ranges(directory: str, root: Optional[str]) -> Tuple[Tuple[str, VersionRange], ...]:
-    """What one folder's packaging files declare, per package (paths relative to ``root``)."""
-    return tuple(sorted(by_package(folder_declarations(directory, root or directory)).items()))
+def folder_ranges(directory: str, root: Optional[str]) -> Tuple[Tuple[Tuple[str, VersionRange], ...], Tuple[str, ...]]:
+    """What one folder's packaging files declare, per package (paths relative to ``root``),
+    and the requirements ``packaging`` could not read there, which narrow nothing."""
+    declarations = folder_declarations(directory, root or directory)
+    unreadable = tuple(
+        f"{d.package}: {d.where} `{d.unreadable}` is not a valid requirement (PEP 508/440); left out"
+        for d in declarations if d.unreadable
+    )
+    return tuple(sorted(by_package(d for d in declarations if not d.unreadable).items())), unreadable
 
 
 def _has_marker(directory: str) -> bool:
@@ -103,7 +109,9 @@ def nearest_ranges(directory: str, project_root: Optional[str]) -> Tuple[Dict[st
     top = os.path.abspath(project_root) if project_root else None
     while True:
         if _has_marker(current):
-            for package, declared in folder_ranges(current, top or current):
+            ranges, unreadable = folder_ranges(current, top or current)
+            conflicts.extend(unreadable)
+            for package, declared in ranges:
                 if package not in found:
                     found[package] = declared
                     continue
