@@ -18,28 +18,17 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
-import time
 from typing import Dict, List, Tuple
+
+from parity import findings, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(os.path.dirname(HERE), "src")
 
 
 def _findings(src: str, checkout: str, file: str, focus: bool) -> Tuple[List[tuple], float]:
-    started = time.perf_counter()
-    run = subprocess.run(
-        [sys.executable, "-m", "seedlint", "--no-cache", "--output-format", "json", file], cwd=checkout,
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": src, "SEEDLINT_FOCUS": "1" if focus else "0"},
-        check=False,
-    )
-    elapsed = time.perf_counter() - started
-    try:
-        diagnostics = json.loads(run.stdout)["diagnostics"]
-    except (ValueError, KeyError):
-        return [("unreadable output", run.returncode, run.stderr[-300:])], elapsed
-    return sorted((d["path"], d["line"], d["column"], d["code"], d["severity"], d["message"]) for d in diagnostics), elapsed
+    return findings(src, checkout, [file], {"SEEDLINT_FOCUS": "1" if focus else "0"})
 
 
 def _sample(checkout: str, results: Dict, extra: int, rng: random.Random) -> List[str]:
@@ -79,16 +68,12 @@ def main() -> int:
                 differences.append((results["repo"], file, sorted(set(whole) - set(focused)), sorted(set(focused) - set(whole))))
             print(f"{results['repo']:40} {file[:60]:60} {len(whole):3} {'same' if same else 'DIFFERENT'} "
                   f"{whole_s:6.2f}s -> {focused_s:6.2f}s", flush=True)
-    lines = ["# One file, focused, against the whole project", "",
-             f"{len(rows)} runs over {len({r[0] for r in rows})} repositories; {len(differences)} differ.", "",
-             "| repository | file | findings | same | whole s | focused s |", "|---|---|---|---|---|---|"]
-    lines += [f"| {r} | `{f}` | {n} | {'yes' if s else 'NO'} | {a:.2f} | {b:.2f} |" for r, f, n, s, a, b in rows]
-    for repo, file, lost, gained in differences:
-        lines += ["", f"## {repo} `{file}`"]
-        lines += [f"- only whole: {item}" for item in lost]
-        lines += [f"- only focused: {item}" for item in gained]
-    with open(args.out, "w") as handle:
-        handle.write("\n".join(lines) + "\n")
+    write_report(
+        args.out, "One file, focused, against the whole project",
+        ("repository", "file", "findings", "same", "whole s", "focused s"),
+        [(r, f"`{f}`", str(n), "yes" if s else "NO", f"{a:.2f}", f"{b:.2f}") for r, f, n, s, a, b in rows],
+        [(f"{repo} `{file}`", lost, gained) for repo, file, lost, gained in differences], ("whole", "focused"),
+    )
     return 1 if differences else 0
 
 

@@ -18,31 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
-from typing import List, Tuple
+
+from parity import findings, key, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(os.path.dirname(HERE), "src")
-
-
-def _findings(src: str, checkout: str, code: str) -> Tuple[List[tuple], float]:
-    started = time.perf_counter()
-    run = subprocess.run(
-        [sys.executable, "-m", "seedlint", "--no-cache", "--output-format", "json", "--select", code, "."], cwd=checkout,
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": src, "PYTHONSAFEPATH": "1"}, check=False,
-    )
-    elapsed = time.perf_counter() - started
-    try:
-        diagnostics = json.loads(run.stdout)["diagnostics"]
-    except (ValueError, KeyError):
-        return [("unreadable output", run.returncode, run.stderr[-300:])], elapsed
-    return sorted(_key(d) for d in diagnostics), elapsed
-
-
-def _key(finding: dict) -> tuple:
-    return finding["path"], finding["line"], finding["column"], finding["code"], finding["severity"], finding["message"]
 
 
 def main() -> int:
@@ -62,24 +43,20 @@ def main() -> int:
         if not os.path.isdir(checkout):
             continue
         for code in sorted({f["code"] for f in results.get("findings") or []}):
-            together = sorted(_key(f) for f in results["findings"] if f["code"] == code)
-            alone, seconds = _findings(args.src, checkout, code)
+            together = sorted(key(f) for f in results["findings"] if f["code"] == code)
+            alone, seconds = findings(args.src, checkout, ["--select", code, "."], {"PYTHONSAFEPATH": "1"})
             same = alone == together
             rows.append((results["repo"], code, len(together), len(alone), same, seconds))
             if not same:
                 differences.append((results["repo"], code, sorted(set(together) - set(alone)), sorted(set(alone) - set(together))))
             print(f"{results['repo']:45} {code} {len(together):3} -> {len(alone):3} {'same' if same else 'DIFFERENT'} {seconds:6.2f}s",
                   flush=True)
-    lines = ["# Each rule alone, against the run with every rule", "",
-             f"{len(rows)} runs over {len({r[0] for r in rows})} repositories; {len(differences)} differ.", "",
-             "| repository | rule | with every rule | alone | same | seconds alone |", "|---|---|---|---|---|---|"]
-    lines += [f"| {r} | {c} | {n} | {m} | {'yes' if s else 'NO'} | {t:.2f} |" for r, c, n, m, s, t in rows]
-    for repo, code, lost, gained in differences:
-        lines += ["", f"## {repo} {code}"]
-        lines += [f"- only with every rule: {item}" for item in lost]
-        lines += [f"- only alone: {item}" for item in gained]
-    with open(args.out, "w") as handle:
-        handle.write("\n".join(lines) + "\n")
+    write_report(
+        args.out, "Each rule alone, against the run with every rule",
+        ("repository", "rule", "with every rule", "alone", "same", "seconds alone"),
+        [(r, c, str(n), str(m), "yes" if s else "NO", f"{t:.2f}") for r, c, n, m, s, t in rows],
+        [(f"{repo} {code}", lost, gained) for repo, code, lost, gained in differences], ("with every rule", "alone"),
+    )
     return 1 if differences else 0
 
 
