@@ -74,6 +74,12 @@ def test_an_unpinned_install_beside_a_stated_version_is_no_older_than_it(tmp_pat
     assert torch.describe() == ">=1.11"
     write(tmp_path / "alone", {"INSTALL.md": "```\nconda install pytorch -c pytorch\n```\n", "setup.cfg": ""})
     assert versions(tmp_path / "alone").get("torch").may_be_below("1.9")  # nothing names a release: any
+    # A Dockerfile's newer pin is another environment: it says nothing of the README's install.
+    write(tmp_path / "docker", {
+        "README.md": "```\nconda install pytorch torchvision cudatoolkit=9.0 -c pytorch\n```\n",
+        "Dockerfile": "FROM ubuntu:20.04\nRUN pip install torch==1.10 torchvision==0.11.1\n", "setup.cfg": "",
+    })
+    assert versions(tmp_path / "docker").get("torch").may_be_below("1.9")
 
 
 def test_requirement_files_that_pin_one_package_apart_are_variants(tmp_path):

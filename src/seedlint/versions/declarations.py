@@ -11,8 +11,8 @@ what ``pip install`` / ``conda install`` commands pin), which fill in only what 
 packaging files leave undeclared, then a Cog build (``cog.yaml``), and last the install
 commands a README or INSTALL file
 shows (``conda create -n x python=3.10``, ``pip install torch==1.12.1``), each command one
-alternative; an alternative that installs a package without a version while others name
-one installs a release no older than the oldest they name. Poetry's ``^``/``~`` and conda's ``=1.8`` are
+alternative; an alternative that installs a package without a version while others of the
+same document name one installs a release no older than the oldest they name. Poetry's ``^``/``~`` and conda's ``=1.8`` are
 translated to PEP 440 first: packaging does not read them.
 """
 
@@ -561,24 +561,26 @@ def environment_alternatives(results: List[Tuple[List[Declaration], Optional[Dec
 
 
 def _unpinned_as_floors(groups: List[Tuple[Declaration, ...]]) -> List[Tuple[Declaration, ...]]:
-    """An install that names a package without a version (``conda install pytorch`` beside
-    "Pytorch 1.11" in the same instructions) gets a release no older than the ones the other
-    environments name, not any release: it is read as the oldest of their lower bounds."""
+    """An install that names a package without a version (``conda install pytorch``) beside
+    a version the same document names ("Pytorch 1.11" in its requirements list) gets a release
+    no older than that one, not any release: it is read as the oldest lower bound the
+    document's other environments give. Another file's pin (a Dockerfile's newer torch) says
+    nothing of the release that document's install gets."""
     def unpinned(group: Tuple[Declaration, ...]) -> bool:
         return all(not d.specifier and not d.alternatives and d.narrows for d in group)
 
-    pinned = [group for group in groups if not unpinned(group)]
-    if len(pinned) == len(groups) or not pinned:
-        return groups
-    lowers = [_intersection(d.range() for d in group).lower for group in pinned]
-    if any(lower is None for lower in lowers):
-        return groups
-    oldest = min(lower.version for lower in lowers)
-    note = f"unpinned: no older than {oldest}, the oldest release the other instructions name"
-    return [
-        group if not unpinned(group) else tuple(Declaration(d.package, f">={oldest}", d.file, d.line, note=note) for d in group)
-        for group in groups
-    ]
+    changed = []
+    for group in groups:
+        files = {d.file for d in group}
+        named = [other for other in groups if not unpinned(other) and {d.file for d in other} <= files]
+        lowers = [_intersection(d.range() for d in other).lower for other in named]
+        if not unpinned(group) or not lowers or any(lower is None for lower in lowers):
+            changed.append(group)
+            continue
+        oldest = min(lower.version for lower in lowers)
+        note = f"unpinned: no older than {oldest}, the oldest release the same instructions name"
+        changed.append(tuple(Declaration(d.package, f">={oldest}", d.file, d.line, note=note) for d in group))
+    return changed
 
 
 def _left_open_by_an_alternative(per_result: List[Dict[str, List[Declaration]]]) -> Set[Tuple[int, str]]:
