@@ -2,7 +2,8 @@
 ``--select`` of its own rule alone, exactly what it gives with every rule. The analysis
 reads files lazily, and which files a rule's prefilter admits must not change another
 rule's findings (Time-LLM: SDL008 saw `Accelerator()` only when SDL009 had the script
-parsed)."""
+parsed). The messages are the same too (StyleTTS2's training script, which draws from
+NumPy between epochs, was read only when another rule's trigger kept it)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,7 @@ def test_own_rule_alone_finds_what_every_rule_finds(case, tmp_path):
     assert not alone.errors, alone.errors
     expected = [line for line in case.expected_file.read_text().split("\n") if line.strip()]
     assert diagnostics_lines(alone, project) == expected
+    # The messages too: how a loader is read (one pass, or a main process that draws between
+    # epochs) is known only from the files that read it.
+    together = Engine(settings).check([str(project)])
+    assert [d.message for d in alone.diagnostics] == [d.message for d in together.diagnostics if d.code == case.code]

@@ -388,8 +388,9 @@ class Lightning:
     @cached_property
     def flag_spellings(self) -> List[FlagSpelling]:
         found: List[FlagSpelling] = []
+        trainers = self.trainers  # building them records the Trainer calls LightningCLI makes
         cli_calls = {id(call) for call in self._cli_calls.values()}
-        for runner in self.trainers:
+        for runner in trainers:
             owner = "LightningCLI" if id(runner.call) in cli_calls else "Trainer"
             found.extend(self._keyword_spellings(runner.module, runner.call, TRAINER_OLD_FLAG, owner))
         fabric_calls: Dict[str, List[Call]] = {}

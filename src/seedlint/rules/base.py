@@ -16,6 +16,12 @@ from seedlint.knowledge.library_loaders import LIBRARY_LOOP_SPELLINGS, library_l
 from seedlint.notebooks import cell_where
 
 
+LOOP_TRIGGERS = (b"_loader", b"dataloader", b"for epoch")
+"""A file with an epoch loop builds its loader (``DataLoader``), names the one it iterates
+(``train_loader``, ``dataloader``), or spells its epoch loop so (a script that gets its
+loader from a builder under another name: ``batches = make_pipeline()``)."""
+
+
 class Rule:
     """A rule: a code, a name, a message, documentation (the class docstring, in ruff's
     sections) and ``check``. Rules never read files; they ask the project."""
@@ -33,9 +39,11 @@ class Rule:
         raise NotImplementedError
 
     def triggers(self, settings: Settings) -> Tuple[bytes, ...]:
-        """Byte strings a file must mention for this rule to start from it (the prefilter)."""
+        """Byte strings a file must mention for this rule to start from it (the prefilter):
+        the files that build loaders, and those that read them (how many passes a loader
+        gets, and what the main process draws between them, decide verdicts and messages)."""
         extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.extra_loader_classes)
-        return (b"DataLoader", b"WebLoader") + LIBRARY_LOOP_SPELLINGS + extra
+        return (b"DataLoader", b"WebLoader") + LIBRARY_LOOP_SPELLINGS + LOOP_TRIGGERS + extra
 
     def report(
         self, module: ModuleFacts, span: Span, message: str, fix: Optional[Fix] = None, severity: Optional[str] = None,

@@ -11,7 +11,6 @@ from seedlint.analysis.seeds import Context, Seeding
 from seedlint.diagnostics import Diagnostic
 from seedlint.rng import NUMPY, PYTHON_RANDOM, STREAM_NAMES, TORCH, global_stream
 from seedlint.rules.base import Project, Rule, where
-from seedlint.rules.sdl009_distributed_sampler_without_set_epoch import LOOP_TRIGGERS
 
 
 class GlobalReseedEveryEpoch(Rule):
@@ -66,9 +65,6 @@ class GlobalReseedEveryEpoch(Rule):
     name = "global-reseed-every-epoch"
     summary = "global RNG reseeded with the same value in every epoch"
     fix_safety = None
-
-    def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         seeds = project.seeds

@@ -18,10 +18,6 @@ FIX_KIND = "insert-set-epoch"
 DISTRIBUTED_SAMPLERS = frozenset(SHUFFLING_DISTRIBUTED_SAMPLERS)
 BATCH_SAMPLERS = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
 SAMPLER_BASES = DISTRIBUTED_SAMPLERS | {"torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"}
-LOOP_TRIGGERS = (b"_loader", b"dataloader", b"for epoch")
-"""A file with an epoch loop builds its loader (``DataLoader``), names the one it iterates
-(``train_loader``, ``dataloader``), or spells its epoch loop so (a script that gets its
-loader from a builder under another name: ``batches = make_pipeline()``)."""
 
 
 class DistributedSamplerWithoutSetEpoch(Rule):
@@ -87,9 +83,6 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     name = "distributed-sampler-without-set-epoch"
     summary = "DistributedSampler iterated across epochs without set_epoch"
     fix_safety = "safe"
-
-    def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         for epoch_loop in project.loops.epoch_loops:

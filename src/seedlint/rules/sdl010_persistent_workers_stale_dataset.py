@@ -10,7 +10,6 @@ from seedlint.analysis.objects import Instance
 from seedlint.diagnostics import Diagnostic
 from seedlint.facts.model import MODULE_CODE, Function, ModuleFacts, Name, Span
 from seedlint.rules.base import Project, Rule, where
-from seedlint.rules.sdl009_distributed_sampler_without_set_epoch import LOOP_TRIGGERS
 
 MAX_DEPTH = 6
 IN_PLACE_METHODS = frozenset(
@@ -67,9 +66,6 @@ class PersistentWorkersStaleDataset(Rule):
     name = "persistent-workers-stale-dataset"
     summary = "dataset changed between epochs is invisible to persistent workers"
     fix_safety = None
-
-    def triggers(self, settings) -> tuple:
-        return super().triggers(settings) + LOOP_TRIGGERS
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         loaders = project.loaders
