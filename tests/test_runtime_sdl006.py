@@ -68,21 +68,3 @@ def test_monai_thread_loader_starts_spawned_worker_processes_but_not_threads(tmp
         next(iter(loader))
     loader = importlib.import_module("sdl006_thread_threads").make_loader(volumes, 2)
     assert sum(len(batch) for batch in loader) == 8
-
-
-def test_a_lambda_deep_in_what_a_wrapped_dataset_holds_cannot_start_spawned_workers(tmp_path, monkeypatch):
-    """Bucketed -> Clips -> VideoTransform -> nn.Sequential -> FunctionalModule -> lambda:
-    pickling the dataset pickles all of it. With a module-level function it starts."""
-    for fixture, package in (("lambda_in_a_module_of_a_transform_object_a_wrapped_dataset_holds", "avsr_lambda"),
-                             ("clean_module_level_function_in_a_module_of_a_transform_object_a_wrapped_dataset_holds", "avsr_def")):
-        shutil.copytree(FIXTURES / fixture / "avsr", tmp_path / package)
-        for path in (tmp_path / package).glob("*.py"):
-            path.write_text(path.read_text().replace("from avsr.", f"from {package}."))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    loader = importlib.import_module("avsr_lambda.data").train_loader(2)
-    loader.multiprocessing_context = "spawn"
-    with pytest.raises((pickle.PicklingError, AttributeError), match=r"VideoTransform.__init__.<locals>.<lambda>"):
-        next(iter(loader))
-    loader = importlib.import_module("avsr_def.data").train_loader(2)
-    loader.multiprocessing_context = "spawn"
-    assert next(iter(loader)).shape == (4, 29, 1, 88, 88)

@@ -17,8 +17,6 @@ Sources:
   (``albumentations/core/composition.py``, ``augmentations/transforms.py``).
 - ``functools.partial`` keeps ``func``, ``args`` and ``keywords`` (the standard library's
   documentation of partial objects).
-- torch: ``nn.Sequential``, ``nn.ModuleList`` and ``nn.ModuleDict`` keep the modules they are
-  given in ``self._modules`` (``torch/nn/modules/container.py``), which pickles with them.
 
 Functions such as ``map``, ``sorted`` or ``filter`` that a dataset's ``__init__`` calls with a
 lambda and whose result it stores (``list(map(f, paths))``, ``sorted(names, key=f)``) keep
@@ -35,11 +33,7 @@ KEEPING_MODULES = LIBRARY_DATASET_MODULES + (
 )
 """Modules whose classes keep the callables they are built with."""
 
-KEEPING_CLASSES = frozenset({"functools.partial"} | {
-    f"{module}.{name}"
-    for module in ("torch.nn", "torch.nn.modules.container")
-    for name in ("Sequential", "ModuleList", "ModuleDict")
-})
+KEEPING_CLASSES = frozenset({"functools.partial"})
 
 CALLED_BY_LIBRARY_GETITEM = ("transform", "target_transform", "transforms")
 """The attributes a library dataset's own ``__getitem__`` calls on each item, which a project

@@ -44,11 +44,8 @@ class UnpicklableWorkerCallable(Rule):
     lambda or a function defined inside another function (also through `functools.partial`
     or a variable), or whose dataset is an object of a class defined inside a function, or
     holds such a function: stored on it by its methods (`self.transform = resize`, also inside
-    a library object such as a `Compose` or an `nn.Sequential`), or, for a library dataset
-    (`ImageFolder(root, transform=...)`), given to it; and so on down the project objects it
-    holds, which pickle with it (a wrapped dataset's `self.dataset`, a transform object whose
-    `nn.Sequential` holds a module built with a lambda), unless their class decides what it
-    pickles (`__getstate__`, `__reduce__`). Functions bound to the dataset and module-level functions
+    a library object such as a `Compose`), or, for a library dataset (`ImageFolder(root,
+    transform=...)`), given to it. Functions bound to the dataset and module-level functions
     pickle with it; class attributes are not pickled with an object.
 
     The diagnostic is an *error* when the code sets the `spawn` or `forkserver` start method

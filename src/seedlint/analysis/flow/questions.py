@@ -4,7 +4,7 @@ which callables a call holds (passed or stored), what calling an object runs.
 
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import List, Set, Tuple
 
 from seedlint import timing
 from seedlint.analysis import library
@@ -39,10 +39,6 @@ from seedlint.analysis.flow.shared import (
 
 
 MAX_NESTING = 12
-MAX_HELD_OBJECTS_DEPTH = 4
-"""Project objects followed down from a pickled object (dataset -> wrapped dataset ->
-transform object -> module in its pipeline -> ...)."""
-PICKLING_HOOKS = ("__getstate__", "__reduce__", "__reduce_ex__")
 """Lists and library wrappers one callable may sit inside (``[Compose([Compose([Blur()])])]``
 is four): a guard against pathological nesting, never reached by ordinary pipelines."""
 
@@ -110,43 +106,25 @@ class QuestionsMixin:
         found = self._eval[key] = union(collected)
         return found
 
-    def callables_held_by(self, obj: Obj, depth: int = 0, seen: Optional[Set[tuple]] = None) -> List[FunctionObj]:
+    def callables_held_by(self, obj: Obj) -> List[FunctionObj]:
         """The functions an object carries with it when it is pickled: what its methods store
         on ``self`` (directly, or inside library objects that keep them, such as a
         ``Compose``: ``knowledge.kept_callables``), and, for such a library object
-        (``ImageFolder(root, transform=...)``), what it was given; and so on down the project
-        objects it holds (a wrapper dataset's ``self.dataset``, a transform object whose
-        ``nn.Sequential`` holds a module built with a lambda), which pickle with it. Methods
-        bound to the object itself are left out (they pickle with it), and so are objects of
-        a class that decides what it pickles (``__getstate__``, ``__reduce__``)."""
-        seen = set() if seen is None else seen
-        if obj.key in seen or depth > MAX_HELD_OBJECTS_DEPTH:
-            return []
-        seen.add(obj.key)
+        (``ImageFolder(root, transform=...)``), what it was given. Methods bound to the object
+        itself are left out (they pickle with it)."""
         holders: List[ExternalInstance] = []
-        inner: List[Instance] = []
         found: Set[Obj] = set()
         if isinstance(obj, ExternalInstance) and keeps_callables(obj.qualified):
             holders.append(obj)
         elif isinstance(obj, Instance):
-            if any(self.index.method(obj.cls, name) is not None for name in PICKLING_HOOKS):
-                return []
             for name in sorted(self.instance_attribute_names(obj, with_class_body=False)):
                 for value in ordered(self.attribute_of(obj, name)):
                     if isinstance(value, FunctionObj) and value.receiver is None:
                         found.add(value)
                     elif isinstance(value, ExternalInstance) and keeps_callables(value.qualified):
                         holders.append(value)
-                    elif isinstance(value, Instance):
-                        inner.append(value)
         for holder in holders:
-            for value in self.held_callables(holder.site.call, holder.site.frame):
-                if isinstance(value, FunctionObj) and value.receiver is None:
-                    found.add(value)
-                elif isinstance(value, Instance):
-                    inner.append(value)
-        for held in inner:
-            found.update(self.callables_held_by(held, depth + 1, seen))
+            found |= {v for v in self.held_callables(holder.site.call, holder.site.frame) if isinstance(v, FunctionObj) and v.receiver is None}
         return [v for v in ordered(frozenset(found)) if isinstance(v, FunctionObj)]
 
     def _added_later(self, call: Call, frame: Frame) -> List[Tuple[Value, bool]]:
