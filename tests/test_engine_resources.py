@@ -152,9 +152,9 @@ def test_compact_store_keeps_facts_too_deep_to_pickle(monkeypatch):
 
 
 def test_fix_refuses_a_file_it_did_not_keep_that_changed_on_disk(tmp_path, monkeypatch):
-    """seeding.py spells no trigger of SDL003, so with SDL003 selected its text is not kept;
-    it gets a fix from SDL003. Edited on disk after the analysis, it must be left alone, not
-    fixed against the new text."""
+    """seeding.py never spells a trigger name, so its text is not kept; it gets a fix from
+    SDL003. Edited on disk after the analysis, it must be left alone, not fixed against
+    the new text."""
     root = tmp_path / "proj"
     shutil.copytree(FIXTURES / "SDL003" / "partial_across_modules", root, ignore=shutil.ignore_patterns("*.fixed.py", "expected"))
     seeding = root / "mmlite" / "utils" / "seeding.py"
@@ -168,12 +168,11 @@ def test_fix_refuses_a_file_it_did_not_keep_that_changed_on_disk(tmp_path, monke
         calls.append(1)
         return result
 
-    only_sdl003 = Settings(select=("SDL003",))  # SDL008 starts from anything spelled like seeding
-    unchanged = Engine(only_sdl003).fix([str(root)])
+    unchanged = Engine(Settings()).fix([str(root)])
     assert [Path(p).name for p in unchanged.new_text] == ["seeding.py"]
 
     monkeypatch.setattr(Engine, "_analyse", analyse_then_edit)
-    result = Engine(only_sdl003).fix([str(root)])
+    result = Engine(Settings()).fix([str(root)])
     assert result.new_text == {}
     assert [(Path(e.path).name, e.reason) for e in result.errors] == [
         ("seeding.py", "changed on disk while seedlint was fixing it; left as it is")

@@ -248,8 +248,18 @@ class Engine:
 
     @cached_property
     def tokens(self) -> Tuple[bytes, ...]:
+        """Every rule's triggers, selected or not: the files analysed do not depend on
+        ``--select``, so a rule reports alone what it reports beside the others (a rule
+        starts from files that other rules' triggers keep: suncet's module-level
+        ``torch.manual_seed``, kept by an epoch loop's spelling)."""
+        if self._given_rules is None:
+            from seedlint.rules import RULES
+
+            every = RULES
+        else:
+            every = self._given_rules
         tokens = set()
-        for rule in self.rules:
+        for rule in every:
             tokens.update(rule.triggers(self.settings))
         return tuple(sorted(tokens))
 

@@ -104,10 +104,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
 
     def triggers(self, settings) -> tuple:
         # A plain DDP script builds its loaders (the default trigger, DataLoader) or starts
-        # its process group and gets the loaders from elsewhere (a table of builders); the
-        # judgement starts at a call spelled like seeding (`torch.manual_seed(0)` at the top
-        # of a module whose helpers start the process group and build the loaders).
-        return super().triggers(settings) + (b"seed", b"determinis", b"Trainer", b"Fabric", b"LightningCLI") + tuple(
+        # its process group and gets the loaders from elsewhere (a table of builders).
+        return super().triggers(settings) + (b"seed_everything", b"Trainer", b"Fabric", b"LightningCLI") + tuple(
             spelling.encode() for spelling in PROCESS_GROUP_START_SPELLINGS
         )
 
