@@ -1,11 +1,11 @@
 """A rule selected alone reports what it reports beside every other rule.
 
-The byte prefilter keeps a file when it spells a trigger of a *selected* rule, so a rule
-whose triggers miss a file it needs gives fewer findings alone (``--select SDL008``) than in
-the default run, where another rule's triggers happened to keep that file (suncet's
-module-level ``torch.manual_seed``). ``tests/test_select_independence.py`` checks this on
-the fixtures; this script checks it on real checkouts: for each repository of a panel run
-and each rule with findings there, it runs ``seedlint --select RULE .`` and compares the
+The files analysed do not depend on ``--select`` (every rule's triggers decide them), so a
+difference comes from the order the analysis answers questions in: one rule filling a table
+another reads (LightningCLI's Trainer calls were recorded only once another rule had asked
+for the Trainers). ``tests/test_select_independence.py`` checks this on the fixtures,
+messages included; this script checks it on real checkouts: for each repository of a panel
+run and each rule with findings there, it runs ``seedlint --select RULE .`` and compares the
 findings with that rule's findings in the run (by file, line, column, code, severity and
 message).
 
