@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from seedlint.analysis.loaders import LoaderCall
+from seedlint.analysis.loops import contains
 from seedlint.analysis.reach import reachable
 from seedlint.facts.model import Call, ModuleFacts
 from seedlint.rng import NUMPY, global_stream
-from seedlint.analysis.loops import contains
 
 MAX_FUNCTIONS = 80
 """Project functions followed from one epoch loop's body."""

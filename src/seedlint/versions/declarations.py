@@ -3,17 +3,19 @@
 Read with ``packaging`` (PEP 508 requirements, PEP 440 specifiers): ``pyproject.toml``
 (``[project]`` dependencies, optional groups, dependency groups, ``requires-python``,
 Poetry tables), ``requirements*.txt`` / ``requirements/*.txt`` / ``constraints*.txt`` and
-every file they name with ``-r`` / ``-c``, ``setup.cfg``, ``setup.py`` (its requirement
-strings, ``python_requires``, and the requirements files it opens), ``environment.yml``
-(conda specs and its ``pip:`` list, whose pins replace conda's; several environment files
-are alternatives, and a package gets the union of their ranges), and Dockerfiles (the base image's torch or Python, and
-what ``pip install`` / ``conda install`` commands pin), which fill in only what the
-packaging files leave undeclared, then a Cog build (``cog.yaml``), and last the install
-commands a README or INSTALL file
-shows (``conda create -n x python=3.10``, ``pip install torch==1.12.1``), each command one
-alternative; an alternative that installs a package without a version while others of the
-same document name one installs a release no older than the oldest they name. Poetry's ``^``/``~`` and conda's ``=1.8`` are
-translated to PEP 440 first: packaging does not read them.
+every file they name with ``-r`` / ``-c`` (lines a saved ``conda list --export`` writes,
+``pytorch=1.4.0=build``, are read as conda specs; a requirement ``packaging`` rejects narrows
+nothing and is reported), ``setup.cfg``, ``setup.py`` (its requirement strings,
+``python_requires``, and the requirements files it opens), ``environment.yml`` (conda specs
+and its ``pip:`` list, whose pins replace conda's; several environment files are
+alternatives, and a package gets the union of their ranges), and Dockerfiles (the base
+image's torch or Python, and what ``pip install`` / ``conda install`` commands pin), which
+fill in only what the packaging files leave undeclared, then a Cog build (``cog.yaml``), and
+last the install commands a README or INSTALL file shows (``conda create -n x
+python=3.10``, ``pip install torch==1.12.1``), each command one alternative; an alternative
+that installs a package without a version while others of the same document name one
+installs a release no older than the oldest they name. Poetry's ``^``/``~`` and conda's
+``=1.8`` are translated to PEP 440 first: packaging does not read them.
 """
 
 from __future__ import annotations
