@@ -239,12 +239,17 @@ class Engine:
 
     # The rules (and the analysis they import) load only once some file is to be checked.
     @cached_property
-    def rules(self) -> List["Rule"]:
+    def available_rules(self) -> List["Rule"]:
+        """The rules this engine was given, or every rule seedlint has; selected or not."""
         if self._given_rules is None:
             from seedlint.rules import RULES
 
-            return [r for r in RULES if self.settings.is_selected(r.code)]
-        return [r for r in self._given_rules if self.settings.is_selected(r.code)]
+            return list(RULES)
+        return list(self._given_rules)
+
+    @cached_property
+    def rules(self) -> List["Rule"]:
+        return [r for r in self.available_rules if self.settings.is_selected(r.code)]
 
     @cached_property
     def tokens(self) -> Tuple[bytes, ...]:
@@ -252,14 +257,8 @@ class Engine:
         ``--select``, so a rule reports alone what it reports beside the others (a rule
         starts from files that other rules' triggers keep: suncet's module-level
         ``torch.manual_seed``, kept by an epoch loop's spelling)."""
-        if self._given_rules is None:
-            from seedlint.rules import RULES
-
-            every = RULES
-        else:
-            every = self._given_rules
         tokens = set()
-        for rule in every:
+        for rule in self.available_rules:
             tokens.update(rule.triggers(self.settings))
         return tuple(sorted(tokens))
 

@@ -439,8 +439,10 @@ class _Collector(cst.CSTVisitor):
         value = dict(kwargs).get("backend", args[0] if args else None)
         if isinstance(value, Name) and value.qualified is None and "." not in value.dotted:
             bound = [a.value for a in assigns if a.target == value.dotted]
-            texts = {v.value for v in bound if isinstance(v, Const) and isinstance(v.value, str)}
-            return texts.pop() if bound and len(texts) == 1 and len(bound) == sum(isinstance(v, Const) for v in bound) else None
+            if not bound or not all(isinstance(v, Const) and isinstance(v.value, str) for v in bound):
+                return None
+            texts = {v.value for v in bound}
+            return texts.pop() if len(texts) == 1 else None
         return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
 
     def _dict_keys(self, node: cst.BaseExpression) -> Optional[List[Tuple[str, Value, Span]]]:

@@ -11,6 +11,7 @@ from seedlint.analysis.objects import Frame
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
 from seedlint.knowledge.platforms import NO_CUDA_PLATFORM
 from seedlint.rules.base import Project, where
+from seedlint.span import Span
 
 
 def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, defined_in: Optional[str] = None) -> Optional[str]:
@@ -49,7 +50,7 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
     return None
 
 
-def _cuda_on_the_way(frame: Frame):
+def _cuda_on_the_way(frame: Frame) -> Optional[Tuple[Frame, Tuple[str, Span]]]:
     """The first call needing CUDA in the program code of the loader's function or of a
     caller on the way to it (``device = torch.device("cuda")`` in the training script's
     ``main`` that calls ``get_dataloader`` in ``util.py``)."""
