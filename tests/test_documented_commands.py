@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from seedlint.analysis import inputs
-from seedlint.analysis.documented_commands import DocumentedCommands, script_paths
+from seedlint.analysis.documented_commands import DocumentedCommands, positional_flag, script_paths
 from seedlint.discovery import ProjectTree
 
 
@@ -55,6 +55,21 @@ def test_readme_fenced_blocks_prompts_and_inline_code(tmp_path):
     assert _values(commands, "--num_workers") == [
         ("4", "README.md", 4, "train.py"), ("2", "README.md", 8, "train.py"), (None, "README.md", 9, "train.py"),
     ]
+
+
+def test_positional_words_before_the_first_option_are_filed_by_position(tmp_path):
+    commands = _project(tmp_path, {"scripts/eval.sh": (
+        "CONFIG=configs/s3dis.yaml\n"
+        "python tools/test.py $CONFIG work_dirs/latest.pth --eval mIoU > log.txt\n"
+        "python tools/test.py --launcher pytorch configs/other.yaml\n"
+        "python tools/test.py $UNSET 2>&1 | tee out.txt\n"
+    )})
+    assert _values(commands, positional_flag(0)) == [
+        ("configs/s3dis.yaml", "scripts/eval.sh", 2, "tools/test.py"), (None, "scripts/eval.sh", 4, "tools/test.py"),
+    ]
+    # After an option a word may be the option's value, and a redirection is no argument.
+    assert _values(commands, positional_flag(1)) == [("work_dirs/latest.pth", "scripts/eval.sh", 2, "tools/test.py")]
+    assert commands.passed([positional_flag(2)]) == []
 
 
 def test_ignored_and_excluded_folders_are_not_read(tmp_path):

@@ -11,8 +11,9 @@ says where a value was passed.
 A command is a line (with ``\\`` continuations joined) that runs Python (``python``,
 ``python3.8``, ``torchrun``, ``accelerate launch``, ``deepspeed``, ``python -m
 torch.distributed.launch``, with environment assignments or ``srun`` before it). Its options
-are the words after the script or module it runs: ``--flag value``, ``--flag=value``, and a
-bare ``--flag``. Shell variables assigned earlier in the same file (``WORKERS=8``) are
+are the words after the script or module it runs: ``--flag value``, ``--flag=value``, a
+bare ``--flag``, and the positional words before the first option (``train.py
+configs/s3dis.yaml``), filed by position. Shell variables assigned earlier in the same file (``WORKERS=8``) are
 substituted; a value that still reads a variable is unknown. Options are matched by their
 spelling, whichever script a command runs: a project's scripts share option names.
 """
@@ -46,6 +47,7 @@ _RUNS_A_SCRIPT = re.compile(r"\.py\b|(?:^|\s)-m\s")
 """A command that runs a script names it (``train.py``) or its module (``-m pkg.train``)."""
 _INLINE_CODE = re.compile(r"`([^`]+)`")
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_REDIRECTION = re.compile(r"^\d*[<>&]")
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,14 @@ def _script_arguments(command: str) -> Optional[Tuple[str, List[str]]]:
     return None
 
 
+def positional_flag(position: int) -> str:
+    """The key under which a command's ``position``-th positional word is filed."""
+    return f"#{position}"
+
+
 def _passed(arguments: List[str], file: str, line: int, script: str) -> Iterator[Passed]:
+    for position, word in enumerate(_leading_positionals(arguments)):
+        yield Passed(positional_flag(position), _known(word), file, line, script)
     index = 0
     while index < len(arguments):
         word = arguments[index]
@@ -235,6 +244,18 @@ def _passed(arguments: List[str], file: str, line: int, script: str) -> Iterator
             continue
         index += 1
         yield Passed(word, _known(following), file, line, script)
+
+
+def _leading_positionals(arguments: List[str]) -> List[str]:
+    """The words before a command's first option (``configs/s3dis.yaml`` in ``train.py
+    configs/s3dis.yaml --dist``): positional arguments, in order. After an option a word may be
+    its value, so positions are counted only up to the first one; a redirection ends them."""
+    found: List[str] = []
+    for word in arguments:
+        if word.startswith("-") and not _number(word) or _REDIRECTION.match(word):
+            break
+        found.append(word)
+    return found
 
 
 def _known(text: str) -> Optional[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from seedlint.analysis import library
-from seedlint.analysis.documented_commands import script_paths
+from seedlint.analysis.documented_commands import positional_flag, script_paths
 from seedlint.analysis.focus import importers
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.analysis.objects import (
@@ -135,6 +135,8 @@ class AttributesMixin:
             command_line.append(self._command_line_values(call, frame))
             if call.kwarg("required") is not None and self.truth(call.kwarg("required"), frame) is not False:
                 continue
+            if _positional(call) and call.kwarg("nargs") is None:
+                continue  # a positional argument without ``nargs`` must be given
             default = call.kwarg("default")
             if default is not None:
                 defaults.append(self.eval(default, frame))
@@ -200,6 +202,11 @@ class AttributesMixin:
         if self.documented_commands is None:
             return NOTHING
         flags = [a.value for a in call.args if isinstance(a, Const) and isinstance(a.value, str) and a.value.startswith("-")]
+        if not flags:
+            position = _positional_index(call, frame.function.function, frame.module)
+            if position is None:
+                return NOTHING
+            flags = [positional_flag(position)]
         convert = _option_type(call.kwarg("type"))
         found: Dict[object, Obj] = {}
         main_only = _runs_as_main_only(call)
@@ -502,6 +509,31 @@ class AttributesMixin:
 
 
 _UNCONVERTED = object()
+
+
+def _positional(call: Call) -> bool:
+    """``add_argument("config")``: a positional argument, named without a leading dash."""
+    first = call.args[0] if call.args else None
+    return isinstance(first, Const) and isinstance(first.value, str) and not first.value.startswith("-")
+
+
+def _positional_index(call: Call, function: Function, module: ModuleFacts) -> Optional[int]:
+    """Where a positional argument stands on the command line: the positional
+    ``add_argument`` calls on the same parser before it in the same function, in the order
+    they run. None for a parser with subcommands (a subcommand's name takes a position) or
+    one whose positionals are added elsewhere too."""
+    receiver = call.func.dotted.rsplit(".", 1)[0]
+    made = [c for f, c in module.all_calls() if isinstance(c.func, Name) and "." in c.func.dotted]
+    if any(c.func.dotted.endswith(".add_subparsers") for c in made):
+        return None
+    same = [
+        c for c in function.calls
+        if isinstance(c.func, Name) and c.func.dotted == receiver + ".add_argument" and _positional(c)
+    ]
+    if call not in same or any(c.guards for c in same):
+        return None
+    ordered = sorted(same, key=lambda c: (c.span.line, c.span.col))
+    return ordered.index(call)
 
 
 def _option_flag(call: Call) -> str:
