@@ -1,11 +1,13 @@
 """Containers: dict entries (with ``**`` spreads, ``dict(zip(...))``, ``dict(pairs)``),
-subscripts, what iterating a value gives, ``+`` of sequences.
+subscripts (of attribute dictionaries too: ``EasyDict(cfg)["data"]``), what iterating a
+value gives, ``+`` of sequences.
 """
 
 from __future__ import annotations
 
 from typing import List, Optional, Set
 
+from seedlint.analysis import library
 from seedlint.analysis.objects import (
     NOTHING,
     UNKNOWN_SET,
@@ -15,6 +17,7 @@ from seedlint.analysis.objects import (
     DictObj,
     Entry,
     External,
+    ExternalInstance,
     Frame,
     HParams,
     MethodOf,
@@ -98,6 +101,8 @@ class ContainersMixin:
                 found.append(self.registries.lookup(holder, index, frame))
             elif isinstance(holder, MethodOf) and holder.name == "__dict__" and isinstance(holder.receiver, ModuleObj):
                 found.append(self._namespace_item(holder.receiver.module, key))
+            elif isinstance(holder, ExternalInstance) and holder.qualified in library.CONFIG_DICTS and key is not None and isinstance(key.value, str):
+                found.append(self._namespace_attribute(holder, key.value) or UNKNOWN_SET)  # ``cfg["data"]`` is ``cfg.data``
             else:
                 found.append(UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET
