@@ -162,8 +162,8 @@ class Loops:
                 return [v for item in inner for v in self._iterated_values(item, frame, bound)]
         if bound and isinstance(value, Name) and value.qualified is None and "." not in value.dotted:
             wrapped = [
-                inner for a in frame.function.function.assigns if a.target == value.dotted and _wraps(a.value)
-                for inner in self._iterated_values(a.value, frame, False)
+                inner for a in frame.function.function.assigns if a.target == value.dotted and _wraps(_entered(a.value))
+                for inner in self._iterated_values(_entered(a.value), frame, False)
             ]
             return [value] + wrapped
         return [value]
@@ -409,6 +409,14 @@ class Loops:
                 if isinstance(item, Call) and self.flow.callee_names(item, frame) & RANGE_LIKE:
                     return True
         return False
+
+
+def _entered(value: Value) -> Value:
+    """What ``with X as name`` binds ``name`` to, as the iteration sees it: ``X`` for
+    ``X.__enter__()`` (``with tqdm(range(epochs)) as t``; tqdm enters as itself)."""
+    if isinstance(value, Call) and isinstance(value.func, Attr) and value.func.attr == "__enter__" and not value.args:
+        return value.func.value
+    return value
 
 
 def _wraps(value: Value) -> bool:
