@@ -26,8 +26,9 @@ class GlobalReseedEveryEpoch(Rule):
     function that iterates it, such as `train_one_epoch(model, loader)`. A reseed of NumPy
     or `random` is reported only when something in the loop draws from that RNG: the
     training code itself, or, on torch < 1.9, the loader's workers (NumPy). A loop that runs
-    a whole training per pass (cross-validation folds, repeated runs: what it calls builds the
-    loader and runs the loader's own epoch loop) is not that loader's epoch loop.
+    a whole training per pass (cross-validation folds, repeated runs: its body holds the
+    loader's own epoch loop, or what it calls builds the loader and runs that loop) is not
+    that loader's epoch loop, even when it reads the loader once more after the epochs.
 
     ## Why is this bad?
     Each epoch the loader draws its shuffle order (`RandomSampler`) and its workers' base
@@ -148,9 +149,16 @@ class GlobalReseedEveryEpoch(Rule):
 
 
 def _runs_whole_trainings(project: Project, outer: EpochLoop, obj: LoaderObject) -> bool:
-    """The loop runs a whole training per pass (folds, seeds, experiments): what it calls
-    builds the loader and runs the loader's own epoch loop. Reseeding there makes each run
-    reproducible; no epoch is replayed."""
+    """The loop runs a whole training per pass (folds, seeds, experiments): its body holds
+    the loader's own epoch loop, or what it calls builds the loader and runs that epoch
+    loop. Reseeding there makes each run reproducible; no epoch is replayed (a last
+    evaluation pass over the training loader after the epochs does not make it one)."""
+    if any(
+        other is not outer and other.frame is outer.frame and contains(outer.loop.span, other.loop.span)
+        and any(o.loader is obj.loader for o in other.loaders)
+        for other in project.loops.epoch_loops
+    ):
+        return True
     vias = [iteration.via for iteration in outer.iterations if iteration.loader is obj and iteration.via is not None]
     if not vias:
         return False
