@@ -53,7 +53,12 @@ SUPER = frozenset({"super"})
 NAMESPACE_LOOKUPS = frozenset({"eval", "globals", "locals", "vars"})
 """``eval(name)`` and ``globals()[name]``: any class or function the module can name."""
 
-ATTRIBUTE_NAMESPACES = frozenset({
+CONFIG_NODES = frozenset({"yacs.config.CfgNode", "fvcore.common.config.CfgNode"})
+"""yacs configuration nodes (fvcore's subclasses yacs'): attribute dictionaries whose
+``merge_from_file(path)`` overrides the keys a YAML file sets, and whose ``clone()`` copies
+the node (yacs ``config.py``: ``CfgNode.merge_from_file``, ``CfgNode.clone``)."""
+
+ATTRIBUTE_NAMESPACES = CONFIG_NODES | frozenset({
     "types.SimpleNamespace", "argparse.Namespace", "easydict.EasyDict", "easydict.easydict.EasyDict", "addict.Dict",
     "addict.addict.Dict", "munch.Munch", "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
     "ml_collections.config_dict.config_dict.ConfigDict", "attrdict.AttrDict", "dotmap.DotMap",
@@ -140,5 +145,7 @@ REGISTERING_METHODS = ("register", "_register", "register_module", "_register_mo
 """Methods (or their prefixes) that put a class into a registry object."""
 RETURNS_RECEIVER = frozenset({"manual_seed"})
 """Methods of library objects that return the object itself (``torch.Generator().manual_seed(0)``)."""
+COPIES_OF_CONFIG_NODES = frozenset({"clone"})
+"""Methods of a yacs node that return a copy holding the same keys (``_C.clone()``)."""
 ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
 """Whose ``parse_args()`` result the flow reads the option defaults of."""

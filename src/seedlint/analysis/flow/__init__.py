@@ -81,6 +81,7 @@ from seedlint.analysis.flow.parameters import ParametersMixin
 from seedlint.analysis.flow.calls import CallsMixin
 from seedlint.analysis.flow.dynamic import DynamicMixin
 from seedlint.analysis.flow.attributes import AttributesMixin
+from seedlint.analysis.flow.config_nodes import ConfigNodesMixin
 from seedlint.analysis.flow.containers import ContainersMixin
 from seedlint.analysis.flow.truth import TruthMixin
 from seedlint.analysis.flow.process_groups import ProcessGroupMixin
@@ -101,7 +102,7 @@ MAX_EVALUATIONS = 60_000
 20,000, diffusers'); beyond it the rest is unknown and ``SEEDLINT_TIMINGS`` says so."""
 
 
-class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMixin, AttributesMixin, ContainersMixin, TruthMixin, ProcessGroupMixin, QuestionsMixin):
+class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMixin, AttributesMixin, ConfigNodesMixin, ContainersMixin, TruthMixin, ProcessGroupMixin, QuestionsMixin):
     def __init__(self, index: ProjectIndex, files=None) -> None:
         from seedlint.analysis.callsites import CallSites
         from seedlint.analysis.registries import Registries

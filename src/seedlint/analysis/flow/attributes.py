@@ -454,6 +454,8 @@ class AttributesMixin:
                           "" if function.qualname == MODULE_CODE else function.qualname)
             if any(isinstance(o, ExternalInstance) and o.site.call is namespace.site.call for o in self.eval(holder, frame)):
                 found.append(self.eval(assign.value, frame))
+        if namespace.qualified in library.CONFIG_NODES:
+            return self.config_node_attribute(namespace, name, union(found) if found else None)
         built_empty = not (namespace.site.call.args or namespace.site.call.kwargs or namespace.site.call.double_stars)
         if found and namespace.qualified in library.CONFIG_DICTS and built_empty:
             found.append(UNKNOWN_SET)  # ``__C = edict()`` filled in code, then merged from a file

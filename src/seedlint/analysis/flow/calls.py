@@ -509,6 +509,8 @@ class CallsMixin:
             return UNKNOWN_SET
         if isinstance(receiver, ExternalInstance) and name in library.RETURNS_RECEIVER:
             return frozenset({receiver})
+        if isinstance(receiver, ExternalInstance) and receiver.qualified in library.CONFIG_NODES and name in library.COPIES_OF_CONFIG_NODES:
+            return frozenset({receiver})
         if isinstance(receiver, ExternalInstance) and receiver.qualified in library.ARGUMENT_PARSERS:
             if name in ("parse_args", "parse_known_args"):
                 return frozenset({ArgsObj(receiver, pair=name == "parse_known_args")})
