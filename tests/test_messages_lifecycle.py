@@ -387,3 +387,14 @@ def test_a_dataset_only_an_option_builds_is_named_with_the_option(tmp_path):
     found = messages(ROOT / "SDL011" / "monai_smart_cache_dataset_an_option_picks", tmp_path)
     assert len(found) == 1
     assert found[0].endswith("(`SmartCacheDataset` is built only when the program runs with `--smartcache`)")
+
+
+def test_a_dataset_class_named_by_a_yacs_key_is_named_as_built_and_workers_cite_the_experiment_file(tmp_path):
+    """``eval(cfg.DATASET.DATASET)`` where each merged experiment file names one class: the
+    class built is named plainly, not as one a run-time name may pick, and the worker count
+    cites the file that sets it."""
+    found = messages(ROOT / "SDL001" / "dataset_class_evaluated_from_a_yacs_key_each_experiment_file_sets", tmp_path)
+    assert len(found) == 1
+    assert "reached from `CocoKeypoints` built at build.py:10" in found[0]
+    assert "may pick" not in found[0]
+    assert found[0].endswith("(4 workers, set at w32_256x192.yaml:2; 1 other configuration file sets it too)")

@@ -125,6 +125,11 @@ class DynamicMixin:
             if written and all(code is not None for code in codes):
                 return union(self.eval(code, frame) for code in codes)
         prefix = expression.left if isinstance(expression, BinOp) and expression.op == "Add" else expression
+        if prefix is expression:
+            names = self.eval(expression, frame)
+            dotted_names = [v.value for v in names if isinstance(v, Constant) and isinstance(v.value, str) and v.value.replace(".", "").isidentifier()]
+            if len(names) > 1 and len(dotted_names) == len(names):
+                return union(self._dotted_member(frame.module, name) for name in dotted_names)  # one name per configuration file
         constant = self.constant(prefix, frame)
         if constant is not None and isinstance(constant.value, str):
             dotted = constant.value.rstrip(".")
@@ -137,6 +142,14 @@ class DynamicMixin:
                     return values
                 return union(self._namespace(v.module) for v in values if isinstance(v, ModuleObj)) or UNKNOWN_SET
         return self._namespace(frame.module)
+
+    def _dotted_member(self, module: ModuleFacts, dotted: str) -> Values:
+        """What ``eval("pkg.Name")`` names in the module."""
+        head, *rest = dotted.split(".")
+        values = self.module_member(module, head)
+        for part in rest:
+            values = self.attribute(values, part)
+        return values
 
     def _namespace_item(self, module: ModuleFacts, key: Optional[Constant]) -> Values:
         """``globals()[name]``: the module-level name, or any class or function when the
