@@ -96,7 +96,7 @@ class GlobalReseedEveryEpoch(Rule):
                         evidence.append((seeding.frame.module.path, seeding.call.span, f"`{seeding.spelled}` reseeds here"))
                     evidence += [(obj.loader.module.path, obj.loader.call.span, "a DataLoader the loop reads, which draws from it")
                                  for obj in randomised[:3]]
-                    yield self.report(epoch_loop.module, call.span, self._message(seeding, broken, randomised[0]),
+                    yield self.report(epoch_loop.module, call.span, self._message(project, seeding, broken, randomised[0]),
                                       related=[seeding.frame.module, *(obj.loader.module for obj in randomised)], evidence=evidence)
                     break
 
@@ -134,11 +134,11 @@ class GlobalReseedEveryEpoch(Rule):
         return frozenset(broken)
 
     @staticmethod
-    def _message(seeding: Seeding, broken: FrozenSet[str], obj: LoaderObject) -> str:
+    def _message(project: Project, seeding: Seeding, broken: FrozenSet[str], obj: LoaderObject) -> str:
         what = f"`{seeding.spelled}(...)`"
         effects = []
         if TORCH in broken:
-            effects.append("every epoch replays the same shuffle order and the same worker seeds, so every sample gets the same random augmentation")
+            effects.append(_torch_replay(project, obj))
         others = sorted(broken - {TORCH})
         if others:
             effects.append("every epoch replays the same " + " and ".join(STREAM_NAMES[s] for s in others) + " draws")
@@ -146,6 +146,22 @@ class GlobalReseedEveryEpoch(Rule):
             f"{what} reseeds the global RNG with the same value inside the epoch loop of the DataLoader "
             f"({where(obj.loader.module, obj.loader.call.span)}): {'; '.join(effects)}; seed once before the loop"
         )
+
+
+def _torch_replay(project: Project, obj: LoaderObject) -> str:
+    """What replaying torch's generator every epoch repeats for this loader: its shuffle
+    order, its workers' seeds, and, where its dataset draws, the samples' augmentations."""
+    loaders = project.loaders
+    replayed = []
+    shuffle = loaders.argument(obj.loader, "shuffle", obj.frame).values
+    if any(not (isinstance(v, Constant) and not v.value) for v in shuffle):
+        replayed.append("the same shuffle order")
+    if loaders.workers(obj.loader, obj.frame).may_be_positive:
+        replayed.append("the same worker seeds")
+    text = "every epoch replays " + " and ".join(replayed or ["the same draws from torch's generator"])
+    if any(project.workers.of(instance).sure_draws for instance in loaders.datasets(obj.loader, obj.frame)):
+        text += ", so every sample gets the same random augmentation"
+    return text
 
 
 def _runs_whole_trainings(project: Project, outer: EpochLoop, obj: LoaderObject) -> bool:
