@@ -156,3 +156,40 @@ def test_a_collate_fn_that_draws_repeats_its_values_across_workers_until_fixed(m
     fixed = load_module(FIXTURES / "collate_draws_random_gains.fixed.py")
     first, second = epochs_of_values(fixed.make_loader(), monkeypatch=monkeypatch)
     assert duplicate_count(first + second) == 0
+
+
+SPAWNED_DATASET = '''
+import numpy as np
+import torch.utils.data._utils.worker as worker_module
+from torch.utils.data import Dataset
+
+worker_module.HAS_NUMPY = False  # torch < 1.9: workers do not reseed NumPy (runs in each worker on import)
+
+
+class Jitter(Dataset):
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, index):
+        return np.random.uniform()
+'''
+
+
+@pytest.mark.parametrize("context, duplicated", [("fork", True), ("spawn", False), ("forkserver", False)])
+def test_workers_started_by_spawn_or_forkserver_import_numpy_afresh(context, duplicated, tmp_path, monkeypatch):
+    """Why SDL001 is silent where the code makes workers start by spawn or forkserver: each
+    worker imports NumPy itself, seeded from the operating system, so workers and epochs
+    differ even without torch's reseeding; forked workers copy the parent's state."""
+    import importlib
+
+    import torch
+    from torch.utils.data import DataLoader
+
+    (tmp_path / "spawned_jitter.py").write_text(SPAWNED_DATASET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("spawned_jitter")
+    np.random.seed(1234)
+    loader = DataLoader(module.Jitter(), batch_size=4, num_workers=2, multiprocessing_context=context)
+    epochs = [[round(v, 10) for batch in loader for v in torch.as_tensor(batch).tolist()] for _ in range(2)]
+    assert (duplicate_count(epochs[0]) > 0) is duplicated
+    assert (sorted(epochs[0]) == sorted(epochs[1])) is duplicated

@@ -16,7 +16,7 @@ from typing import List, Optional, Protocol, Sequence, Set, Tuple
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.loaders import LoaderCall, Loaders
 from seedlint.analysis.objects import Constant, Frame
-from seedlint.facts.model import MODULE_CODE, Const, ModuleFacts, Name, Span
+from seedlint.facts.model import MODULE_CODE, Compare, Const, ModuleFacts, Name, Span
 
 
 class Program(Protocol):
@@ -43,6 +43,10 @@ class StartMethod:
     module: Optional[ModuleFacts] = None
     span: Optional[Span] = None
     """Where it is set."""
+    unconditional: bool = False
+    """Set by a call that runs whenever its function does: at most under the main guard, or
+    under tests that hold whatever the command line gives (``if args.distributed:`` of a
+    ``store_true`` option whose default is True)."""
 
 
 class StartMethods:
@@ -58,6 +62,20 @@ class StartMethods:
     def of(self, loader: LoaderCall, frame: Frame) -> StartMethod:
         """The loader's own ``multiprocessing_context``, else its program's start method."""
         return _loader_context(self.project, loader, frame) or _start_method_of_program(self.project, loader, self.in_code)
+
+    def surely_pickling(self, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
+        """The spawn or forkserver start method the loader's workers start with whatever the
+        platform and the options: its own ``multiprocessing_context``, or the program's
+        ``set_start_method`` calls when every one names spawn or forkserver and runs
+        unconditionally. None otherwise."""
+        own = _loader_context(self.project, loader, frame)
+        if own is not None:
+            return own if own.name in PICKLING_METHODS else None
+        modules = _program_modules(self.project, loader)
+        methods = [method for path, method in self.in_code if path in modules]
+        if methods and all(m.name in PICKLING_METHODS and m.unconditional for m in methods):
+            return methods[0]
+        return None
 
 
 def _loader_context(project: Program, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:
@@ -100,7 +118,9 @@ def _start_methods_in_code(project: Program) -> List[Tuple[str, StartMethod]]:
                 continue
             argument = call.argument("method", 0)
             if isinstance(argument, Const) and isinstance(argument.value, str):
-                seen.append((module.path, StartMethod(argument.value, "set_start_method", module, call.span)))
+                frame = flow.function_frame(module, function)
+                unconditional = all(_main_guard(test) or flow.truth(test, frame) is expected for test, expected in call.guards)
+                seen.append((module.path, StartMethod(argument.value, "set_start_method", module, call.span, unconditional)))
     return seen
 
 
@@ -135,3 +155,16 @@ def _program_modules(project: Program, loader: LoaderCall) -> Set[str]:
                 paths.add(site.frame.module.path)
         frontier = callers
     return paths
+
+
+def _main_guard(test) -> bool:
+    """``__name__ == "__main__"``."""
+    return isinstance(test, Compare) and test.op == "==" and {_spelled(test.left), _spelled(test.right)} == {"__name__", "'__main__'"}
+
+
+def _spelled(value) -> str:
+    if isinstance(value, Name):
+        return value.dotted
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return repr(value.value)
+    return ""

@@ -52,7 +52,10 @@ class NumpyGlobalRngInWorkers(Rule):
     dataset's worker code): each restart forks from a state that has moved on. Nor do several
     workers claim that epochs repeat when the epoch loop reading the loader may draw from NumPy
     in the main process (a mixup `np.random.beta` per batch, in the loop or a function it
-    runs). The message
+    runs). Workers that start by spawn or forkserver whatever the platform (the loader's
+    `multiprocessing_context`, or `set_start_method("spawn")` run unconditionally in its
+    program, with no forkserver preload) import NumPy afresh, seeded from the operating
+    system, and are not reported. The message
     names a draw that runs with the program's defaults when there is one; a dataset that draws
     only under an option the command line sets (`if self.dense_sample:` from a `store_true`
     flag, one of an option's `choices`) is reported as a warning that says so (`the draw runs
@@ -122,6 +125,8 @@ class NumpyGlobalRngInWorkers(Rule):
         for frame in loaders.contexts(loader):
             workers = loaders.workers(loader, frame)
             if not workers.may_be_positive:
+                continue
+            if _imports_numpy_afresh(project, loader, frame):
                 continue
             if not workers.may_be_several and project.loops.iterated_once(loader, frame):
                 continue  # one worker, started once: nothing to duplicate or repeat
@@ -415,3 +420,18 @@ def _names_bound_elsewhere(module) -> set:
         bound.update(function.global_names)
         bound.update(assign.target for assign in function.assigns)
     return bound
+
+
+def _imports_numpy_afresh(project: Project, loader, frame) -> bool:
+    """The workers start by spawn or forkserver on every platform, so each imports NumPy
+    itself, seeded from the operating system; not when a forkserver preloads modules
+    (``set_forkserver_preload``), whose NumPy state every worker would then copy."""
+    method = project.start_methods.surely_pickling(loader, frame)
+    if method is None:
+        return False
+    if method.name == "forkserver":
+        return not any(
+            isinstance(call.func, Name) and call.func.dotted.endswith("set_forkserver_preload")
+            for module in project.modules for _, call in module.all_calls()
+        )
+    return True
