@@ -14,3 +14,8 @@ class Span:
     col: int
     end_line: int
     end_col: int
+
+
+def contains(outer: Span, inner: Span) -> bool:
+    """``inner`` lies within ``outer``."""
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)

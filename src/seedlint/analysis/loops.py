@@ -25,6 +25,7 @@ from seedlint.analysis.loader_holders import LoaderHolders, held
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.objects import ExternalInstance, Frame, Instance, SeqObj
 from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Const, Function, IfExp, Loop, ModuleFacts, Name, Not, Seq, Span, Subscript, Value
+from seedlint.span import contains
 
 MAX_DEPTH = 6
 """Calls followed from an epoch loop into the helpers that iterate its loaders."""
@@ -39,10 +40,6 @@ WRAPPER_SPELLINGS = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAP
 RANGE_LIKE = frozenset({"range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 MAPPING_VIEWS = ("items", "keys", "values")
 HELPER_SPELLINGS = ("epoch", "train", "loop", "fit", "valid", "eval")
-
-
-def contains(outer: Span, inner: Span) -> bool:
-    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,6 +11,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from seedlint.analysis import library
 from seedlint.analysis.documented_commands import positional_flag, script_paths
 from seedlint.analysis.focus import importers
+from seedlint.span import contains
 from seedlint.analysis.index import ClassRef, ExternalRef, FunctionRef
 from seedlint.analysis.objects import (
     COMMAND_LINE,
@@ -40,12 +41,15 @@ from seedlint.analysis.objects import (
     Values,
 )
 from seedlint.facts.model import (
+    EXCEPT,
     MODULE_CODE,
+    Assign,
     Attr,
     Call,
     Compare,
     Const,
     Function,
+    Guard,
     ModuleFacts,
     Name,
     Value,
@@ -314,7 +318,9 @@ class AttributesMixin:
                 if not assigns and not mutations:
                     continue
                 frame = self.method_frame(FunctionRef(item.module, function), instance)
-                values = union(self.eval(a.value, frame) for a in assigns if self.guards_may_hold(a.guards, frame))
+                values = union(
+                    self.eval(a.value, frame) for a in _live_stores(assigns, function) if self.guards_may_hold(a.guards, frame)
+                )
                 if mutations:
                     values = self._with_mutations(values or frozenset({SeqObj([], indexable=False)}), function, target, frame)
                 found.append(values)
@@ -511,6 +517,45 @@ class AttributesMixin:
 
 
 _UNCONVERTED = object()
+
+
+def _live_stores(assigns: List[Assign], function: Function) -> List[Assign]:
+    """The assignments to one attribute whose value may outlive the method: not one that
+    later assignments overwrite on every path (``self.aug = A`` then ``if c: self.aug = B
+    else: self.aug = C``). A later assignment inside a loop the earlier one is not in may
+    not run, and an ``if`` test counts as covered only by both of its arms."""
+    ordered = sorted(assigns, key=lambda a: (a.span.line, a.span.col))
+    live = []
+    for position, assign in enumerate(ordered):
+        later = [
+            other.guards for other in ordered[position + 1:]
+            if not any(contains(loop.span, other.span) and not contains(loop.span, assign.span) for loop in function.loops)
+        ]
+        if not _covered(tuple(assign.guards), later, 0):
+            live.append(assign)
+    return live
+
+
+def _covered(guards: Tuple[Guard, ...], later: List[Tuple[Guard, ...]], depth: int) -> bool:
+    """Every path through ``guards`` meets one of the ``later`` guard sets."""
+    if any(_same_guards(guards, other) for other in later):
+        return True
+    if depth >= MAX_COVER_DEPTH:
+        return False
+    for other in later:
+        if len(other) == len(guards) + 1 and _same_guards(guards, other[:-1]):
+            test, truth = other[-1]
+            if test is not EXCEPT and _covered(guards + ((test, not truth),), later, depth + 1):
+                return _covered(guards + ((test, truth),), later, depth + 1)
+    return False
+
+
+def _same_guards(first: Tuple[Guard, ...], second: Tuple[Guard, ...]) -> bool:
+    return len(first) == len(second) and all(a[0] is b[0] and a[1] == b[1] for a, b in zip(first, second))
+
+
+MAX_COVER_DEPTH = 8
+"""Nested ``if``/``elif`` arms followed when deciding that later assignments cover every path."""
 
 
 def _positional(call: Call) -> bool:
