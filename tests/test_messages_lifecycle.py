@@ -398,3 +398,10 @@ def test_a_dataset_class_named_by_a_yacs_key_is_named_as_built_and_workers_cite_
     assert "reached from `CocoKeypoints` built at build.py:10" in found[0]
     assert "may pick" not in found[0]
     assert found[0].endswith("(4 workers, set at w32_256x192.yaml:2; 1 other configuration file sets it too)")
+
+
+def test_a_draw_in_a_collate_object_names_the_collate_fn(tmp_path):
+    found = messages(ROOT / "SDL001" / "collate_object_cuts_random_segments.py", tmp_path)
+    assert len(found) == 1
+    assert "(`np.random.randint` in `SegmentCollater.__call__`" in found[0]
+    assert "the loader's `collate_fn`, a `SegmentCollater`, which runs in the workers" in found[0]

@@ -158,6 +158,22 @@ def test_a_collate_fn_that_draws_repeats_its_values_across_workers_until_fixed(m
     assert duplicate_count(first + second) == 0
 
 
+
+def test_a_collate_object_that_draws_cuts_the_same_segments_in_every_worker_until_fixed(monkeypatch):
+    """A callable object as collate_fn (``SegmentCollater()``) runs in the workers too: the
+    two workers' first batches cut at the same offsets, and the next epoch cuts them again."""
+    def starts(epoch):
+        return [int(row[0]) % 100 for row in epoch]  # each row starts at 100 * index + offset
+
+    module = load_module(FIXTURES / "collate_object_cuts_random_segments.py")
+    first, second = epochs_of_values(module.make_loader(), monkeypatch=monkeypatch)
+    assert starts(first)[0:8] == starts(first)[8:16], "both workers cut at the same offsets"
+    assert starts(first) == starts(second), "every epoch replays the same cuts"
+    fixed = load_module(FIXTURES / "collate_object_cuts_random_segments.fixed.py")
+    first, second = epochs_of_values(fixed.make_loader(), monkeypatch=monkeypatch)
+    assert starts(first)[0:8] != starts(first)[8:16]
+    assert starts(first) != starts(second)
+
 SPAWNED_DATASET = '''
 import numpy as np
 import torch.utils.data._utils.worker as worker_module

@@ -146,8 +146,8 @@ class WorkerCode:
 
     def of(self, instance: Obj) -> WorkerRun:
         """The worker code of a dataset object (a project class's, or the project callables
-        a library dataset holds: its ``transform``), or of a project function the worker
-        calls (a ``collate_fn``)."""
+        a library dataset holds: its ``transform``), or of a project function or callable
+        object the worker calls (a ``collate_fn``)."""
         found = self._memo.get(instance.key)
         if found is None:
             found = self._memo[instance.key] = self._walk(instance)
@@ -174,10 +174,11 @@ class WorkerCode:
 
         draws: List[Draw] = []
         if isinstance(instance, Instance):
-            for name in ENTRY_METHODS:
-                method = self.index.method(instance.cls, name)
-                if method is not None:
-                    add(self.flow.method_frame(method, instance), None)
+            entries = [m for m in (self.index.method(instance.cls, name) for name in ENTRY_METHODS) if m is not None]
+            if not entries and self.index.method(instance.cls, "__call__") is not None:
+                entries = [self.index.method(instance.cls, "__call__")]  # a callable object the worker runs: a collate_fn
+            for method in entries:
+                add(self.flow.method_frame(method, instance), None)
             for held in self._run_by_library_getitem(instance):
                 for held_frame in self._frames_of(held):
                     add(held_frame, None)

@@ -32,7 +32,7 @@ class NumpyGlobalRngInWorkers(Rule):
     Finds a `DataLoader` with worker processes (`num_workers` not statically 0) and no
     `worker_init_fn` that seeds NumPy, over a dataset whose worker code (`__getitem__`,
     `__iter__`, and everything they call in the project, including transforms the dataset
-    holds) or whose `collate_fn` (a project function, which also runs in the workers) draws
+    holds) or whose `collate_fn` (a project function or callable object, which also runs in the workers) draws
     from NumPy's global random generator (`np.random.rand`, `np.random.randint`,
     `np.random.choice`, ...). The `worker_init_fn` is judged as torch runs it for that loader:
     one that seeds NumPy only under `if seed is not None`, given `partial(init_fn, seed=None)`
@@ -136,7 +136,7 @@ class NumpyGlobalRngInWorkers(Rule):
                 continue
             found = self._first_draw(project, datasets)
             if found is None:
-                collates = [v for v in loaders.argument(loader, "collate_fn", frame).values if isinstance(v, FunctionObj)]
+                collates = [v for v in loaders.argument(loader, "collate_fn", frame).values if isinstance(v, (FunctionObj, Instance))]
                 found = self._first_draw(project, collates)
             if found is None:
                 continue
@@ -164,9 +164,10 @@ class NumpyGlobalRngInWorkers(Rule):
                 "on torch < 1.9 the worker starts from the main process's NumPy state in every epoch, so epochs repeat "
                 "the same random values unless the main process draws from NumPy in between"
             )
+        collate = instance in project.loaders.argument(loader, "collate_fn", frame).values
         message = (
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}`{_releases_drawing(draw)} in `{function.function.qualname}`, "
-            f"{where(function.module, draw.call.span)}, {_reached_from(instance, loader)}) but "
+            f"{where(function.module, draw.call.span)}, {_reached_from(instance, loader, collate)}) but "
             + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
             + f": {effect}{workers_condition(workers)}{_draw_condition(project, draw)}"
         )
@@ -220,11 +221,13 @@ class NumpyGlobalRngInWorkers(Rule):
         return instance, draw
 
 
-def _reached_from(instance, loader) -> str:
+def _reached_from(instance, loader, collate: bool) -> str:
     """``reached from `Clips` built at train.py:40``, or for a draw in the loader's own
     ``collate_fn``, ``the loader's `collate_fn```."""
     if isinstance(instance, FunctionObj):
         return "the loader's `collate_fn`, which runs in the workers"
+    if collate:
+        return f"the loader's `collate_fn`, a `{dataset_name(instance)}`{built(instance, loader)}, which runs in the workers"
     return f"reached from `{dataset_name(instance)}`{chosen(instance)}{built(instance, loader)}"
 
 
