@@ -405,3 +405,14 @@ def test_a_draw_in_a_collate_object_names_the_collate_fn(tmp_path):
     assert len(found) == 1
     assert "(`np.random.randint` in `SegmentCollater.__call__`" in found[0]
     assert "the loader's `collate_fn`, a `SegmentCollater`, which runs in the workers" in found[0]
+
+
+def test_an_option_the_program_refuses_to_start_without_is_no_condition_of_the_draw(tmp_path):
+    """``if args.train_dir is None: raise ...`` before the loader: every run that builds it
+    passed ``--train-dir``, so the finding is an error that states no option."""
+    case = ROOT / "SDL001" / "dataset_built_after_the_program_refuses_to_start_without_its_option"
+    found = messages(case, tmp_path)
+    assert len(found) == 1 and "runs only when" not in found[0]
+    project = Case(case.parent.name, case.name, case).install(tmp_path / "again")
+    diagnostics = Engine(Case(case.parent.name, case.name, case).settings_for(project)).check([str(project)]).diagnostics
+    assert [d.severity for d in diagnostics] == ["error"]

@@ -661,6 +661,8 @@ class _Collector(cst.CSTVisitor):
         if original_node.orelse is None and _leaves_block(original_node.body):
             self.guards.append((test, False))
             self.blocks[-1][-1] += 1
+            if _ends_with(original_node.body, (cst.Raise,)):
+                self.function.raising_tests.append(test)
 
     def visit_Else(self, node: cst.Else) -> None:
         if self.ifs and self.ifs[-1][0].orelse is node:

@@ -255,6 +255,9 @@ class Function:
     """Parallel to ``returns``: the guards each ``return`` runs under."""
     exits: List[Span] = field(default_factory=list)
     """Blocks that end with ``return`` or ``raise``: what they bind reaches no code after them."""
+    raising_tests: List[Value] = field(default_factory=list)
+    """Tests of ``if t: ... raise`` (no ``else``): a run where ``t`` holds fails there, so the
+    code after it runs in every run that gets that far."""
     yields: List[Value] = field(default_factory=list)
     """``yield v`` values."""
     yield_froms: List[Value] = field(default_factory=list)
