@@ -143,6 +143,8 @@ REGISTRY_BUILDERS = frozenset({"mmcv.utils.build_from_cfg", "mmcv.utils.registry
 """Library functions ``f(cfg, registry, ...)`` that build a member of the registry."""
 REGISTERING_METHODS = ("register", "_register", "register_module", "_register_module", "add")
 """Methods (or their prefixes) that put a class into a registry object."""
+PATH_JOINS = frozenset({"os.path.join", "posixpath.join", "ntpath.join"})
+"""``os.path.join(...)``: a path made of its parts."""
 RETURNS_RECEIVER = frozenset({"manual_seed"})
 """Methods of library objects that return the object itself (``torch.Generator().manual_seed(0)``)."""
 COPIES_OF_CONFIG_NODES = frozenset({"clone"})

@@ -147,6 +147,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None  # nothing starts several ranks: no need to evaluate the seed
         if seeding.rank_specific:
             return None  # ``set_seed(seed, device_specific=True)`` adds the rank itself
+        if _skipped_by_every_call(project, frame, call):
+            return None  # ``if "seed" in configs:`` where no configuration sets it
         if runs_on_one_rank(project.flow, frame, call) or (seeding.through_helper and on_one_rank(seeding.call.guards)):
             return None  # only the main process seeds so (``if accelerator.is_main_process: log_validation(...)``)
         origin = project.seeds.origin(seeding.seed, seeding.frame)
@@ -254,6 +256,15 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             evidence=_seeding_evidence(seeding, call) + [
                 (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw") for loader in loaders[:3]
             ] + [(start_frame.module.path, start.span, "joins the process group") for start, start_frame in joined[:1]] + evidence)
+
+
+def _skipped_by_every_call(project: Project, frame: Frame, call: Call) -> bool:
+    """The seeding sits under a test that fails in every known call of its function (the
+    configuration each documented command loads sets no ``seed``)."""
+    if not call.guards or frame.function.function.qualname == MODULE_CODE:
+        return False
+    calls, complete = project.flow.frames_per_call(frame)
+    return complete and bool(calls) and not any(project.flow.guards_may_hold(call.guards, called) for _, called in calls)
 
 
 def _stating_the_option_it_needs(project: Project, frame: Frame, call: Call, seeding: Seeding, diagnostic: Diagnostic) -> Diagnostic:

@@ -143,6 +143,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._config_modules: Dict[str, object] = {}
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
+        self._stored_keys: Set[object] = set()
+        """Keys some analysed code stores into a dict or sets as an attribute."""
         self._depth = 0
         self._spent = 0
         """Expressions evaluated afresh for the outermost question being answered."""

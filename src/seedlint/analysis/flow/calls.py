@@ -67,6 +67,10 @@ from seedlint.analysis.flow.shared import (
 )
 
 
+MAX_JOINED_PATHS = 64
+"""Paths one ``os.path.join`` of several known parts may make; more is unknown."""
+
+
 class CallsMixin:
     def _call(self, call: Call, frame: Frame) -> Values:
         func = call.func
@@ -170,6 +174,8 @@ class CallsMixin:
             if argument is not None:
                 return self.eval(argument, frame)
             return UNKNOWN_SET if qualified not in ("list", "tuple") else frozenset({SeqObj([])})
+        if qualified in library.PATH_JOINS and call.args and not (call.kwargs or call.star_args or call.star_kwargs):
+            return self._joined_path(call, frame)
         if qualified in library.CONVERSIONS and len(call.args) == 1 and not call.kwargs:
             return frozenset(_converted(value, library.CONVERSIONS[qualified]) for value in self.eval(call.args[0], frame))
         if qualified in library.DATASET_COMBINERS:
@@ -352,6 +358,22 @@ class CallsMixin:
             return handle.argument("file", 0)
         return None
 
+    def _joined_path(self, call: Call, frame: Frame) -> Values:
+        """``os.path.join("configs", name)`` of known strings: each path it may make;
+        ``os.path.join(path)`` is the path itself (a documented value keeps its place).
+        Unknown where a part is not a known string."""
+        if len(call.args) == 1:
+            return self.eval(call.args[0], frame)
+        paths = [""]
+        for argument in call.args:
+            parts = self.eval(argument, frame)
+            if not parts or not all(isinstance(p, Constant) and isinstance(p.value, str) for p in parts):
+                return UNKNOWN_SET
+            paths = [os.path.join(path, part.value) if path else part.value for path in paths for part in parts]
+            if len(paths) > MAX_JOINED_PATHS:
+                return UNKNOWN_SET
+        return frozenset(Constant(path) for path in paths)
+
     def _configuration_file(self, path: Value, frame: Frame) -> Values:
         """``OmegaConf.load(path)``: the YAML file the path names, for each path it may be
         (a relative path from the project root or the script's folder); unknown where the
@@ -502,8 +524,8 @@ class CallsMixin:
                 elif name == "get":
                     found |= frozenset({NONE})
                 return found
-            if name == "copy":
-                return frozenset({receiver})
+            if name in ("copy", "keys"):
+                return frozenset({receiver})  # ``"seed" in cfg.keys()`` asks the dict itself
             if name == "values":
                 return frozenset({SeqObj((e for e in self.dict_entries(receiver)), receiver.open, indexable=False)})
             return UNKNOWN_SET

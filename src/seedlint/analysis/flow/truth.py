@@ -24,6 +24,7 @@ from seedlint.analysis.objects import (
     Obj,
     SeqObj,
     Values,
+    hashable,
 )
 from seedlint.facts.model import (
     Attr,
@@ -177,15 +178,31 @@ class TruthMixin:
                 outcomes.add(certainly)
         return outcomes.pop() if len(outcomes) == 1 else None
 
-    @staticmethod
-    def _key_membership(left: Values, mapping: DictObj) -> Optional[bool]:
+    def _key_membership(self, left: Values, mapping: DictObj) -> Optional[bool]:
         """``"num_workers" in dataloader_args``: decided for a dict whose keys are all seen
-        (the ``**kwargs`` of one call: ``f(ds, num_workers=0)`` holds that key)."""
-        if mapping.open or mapping.attributes or any(entry.spread or entry.key is Entry.ANY for entry in mapping.entries):
+        (the ``**kwargs`` of one call: ``f(ds, num_workers=0)`` holds that key). A
+        configuration (a loaded file's tree) lacks a key it does not set only where no code
+        of the program stores that key (``cfg["seed"] = args.seed``, ``cfg.seed = ...``)."""
+        if mapping.open or any(entry.spread or entry.key is Entry.ANY for entry in mapping.entries):
             return None
         keys = {entry.key for entry in mapping.entries}
         outcomes = {obj.value in keys for obj in left}
+        if mapping.attributes and False in outcomes and any(self._key_stored(obj.value) for obj in left if obj.value not in keys):
+            return None
         return outcomes.pop() if len(outcomes) == 1 else None
+
+    def _key_stored(self, key: object) -> bool:
+        """Some analysed code stores ``key`` into a dict or sets it as an attribute."""
+        stored = self._stored_keys
+        for module in self._new_modules("stored keys"):
+            for function in module.functions.values():
+                stored.update(item.key.value for item in function.item_assigns if isinstance(item.key, Const) and hashable(item.key.value))
+                receiver = function.params[0] if function.class_name and function.params else None
+                stored.update(
+                    a.target.rsplit(".", 1)[1] for a in function.assigns
+                    if "." in a.target and a.target.split(".", 1)[0] != receiver  # not an object's own ``self.seed``
+                )
+        return hashable(key) and key in stored
 
     def _compared(self, value: Value, frame: Frame) -> Optional[Values]:
         """What one side of a comparison may be: a name, an attribute chain or a constant, or
