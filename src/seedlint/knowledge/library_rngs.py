@@ -11,7 +11,11 @@ Sources, per library (the versions checked):
   (an augmenter built without ``seed`` holds the global generator itself; ``seed_`` gives it
   and its children their own; ``to_deterministic`` draws the copy's seed from it with
   ``derive_rng_``). ``imgaug.seed`` in a ``worker_init_fn`` reaches those under
-  fork only; ``seed_`` on the held augmenter under every start method.
+  fork only; ``seed_`` on the held augmenter under every start method. ``get_global_rng``
+  makes the global generator at first use: in 0.4.0 from a seed drawn from NumPy's global
+  RNG (so an augmenter first built in a worker follows that worker's NumPy state; checked in
+  real workers with 0.4.0 and a NumPy-seeding ``worker_init_fn``: the workers differ), before
+  0.4 from the constant 42 (0.2.9 builds ``RandomState(42)`` on import: the workers agree).
 - MONAI 1.6.1 (same in 0.8-1.3): ``monai/transforms/transform.py`` (``Randomizable.R``, a
   class attribute; ``randomize()`` draws the transform's next parameters from it), ``monai/transforms/compose.py`` (``set_random_state``),
   ``monai/data/dataloader.py`` (its ``worker_init_fn`` unless the caller passes one),
@@ -147,6 +151,12 @@ class HeldRng:
     """How messages name the affected releases when the project declares none."""
     reseed_since: str = ""
     """The first library version that has the method ``reseed`` calls."""
+    built_in_worker_alike: str = ""
+    """Specifiers of the releases where an object built in worker code draws from a global
+    generator that every worker starts alike; outside them that generator is made at first
+    use from the worker's own NumPy state. Empty: every release."""
+    built_in_worker_alike_named: str = ""
+    """How messages name those releases."""
     fresh_per_object: bool = False
     """An object built without a seed draws from a generator of its own, made from fresh OS
     entropy: one built in worker code (inside ``__getitem__``) is no copy of the parent's."""
@@ -176,6 +186,8 @@ IMGAUG = HeldRng(
     reseeders_need_fork=True,
     reseed="{held}.seed_({seed} % 2**32)",
     reseed_since="0.4",
+    built_in_worker_alike="<0.4",
+    built_in_worker_alike_named="on imgaug < 0.4, whose global RNG starts from seed 42 in every worker",
     advice="call `.seed_(torch.initial_seed() % 2**32)` on the augmenter in each worker "
            "(`imgaug.seed(...)` in a worker_init_fn reaches it only under the fork start method)",
 )

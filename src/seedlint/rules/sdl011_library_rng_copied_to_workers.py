@@ -67,7 +67,10 @@ class LibraryRngCopiedToWorkers(Rule):
     copy for albumentations, whose objects each make their own generator from fresh entropy,
     nor for a MONAI `Compose`, which seeds itself and what it holds when built; an imgaug
     augmenter or a bare MONAI `Rand*` transform built there still draws from the worker's
-    copy of the library's RNG, and the message says where it is built.
+    copy of the library's RNG, and the message says where it is built. For imgaug that holds
+    before 0.4 (its global generator starts from seed 42 in every worker); 0.4 makes it at
+    first use from the worker's NumPy state, so a project that allows only imgaug 0.4 is not
+    reported, and one that does not declare imgaug gets a warning naming the releases.
 
     A library's release range is what the project declares, narrowed by the APIs the program
     uses outside a feature check (`albumentations.augmentations.transforms.RandomRotate90`
@@ -321,8 +324,9 @@ def _message(
     inner = "" if draw.drawing is holder else f" (its `{class_name(draw.drawing.qualified)}`)"
     if draw.built_in_worker:
         site = holder.site
+        releases = f" ({entry.built_in_worker_alike_named})" if entry.built_in_worker_alike_named else ""
         ran = (f"built in worker code (`{site.frame.function.function.qualname}`, {where(site.frame.module, site.call.span)}), "
-               f"where it draws from each worker's copy of that RNG,")
+               f"where it draws from each worker's copy of that RNG{releases},")
     elif draw.reached is not None:
         ran = f"run in worker code (`{draw.reached.function.function.qualname}`, {where(draw.reached.function.module, draw.call.span)})"
     else:
@@ -374,6 +378,15 @@ def _affected(project: Project, draw: LibraryDraw) -> Optional[str]:
         settings.library_version(name).declared for name in names
     ):
         return None  # imported only where it happens to be installed, and the project does not install it
+    if draw.built_in_worker and entry.built_in_worker_alike:
+        version = settings.library_version(entry.library)
+        alike = range_from_specifiers(entry.built_in_worker_alike)
+        if not version.declared:
+            return "warning"  # which release is installed decides it; the message names them
+        if not version.overlaps(alike):
+            return None  # built in the worker from the worker's own NumPy state
+        if not version.within(alike):
+            return "warning"
     if not entry.distributions:
         return "error"
     declared = {name: settings.library_version(name) for name, _ in entry.distributions}
