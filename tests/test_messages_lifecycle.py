@@ -416,3 +416,11 @@ def test_an_option_the_program_refuses_to_start_without_is_no_condition_of_the_d
     project = Case(case.parent.name, case.name, case).install(tmp_path / "again")
     diagnostics = Engine(Case(case.parent.name, case.name, case).settings_for(project)).check([str(project)]).diagnostics
     assert [d.severity for d in diagnostics] == ["error"]
+
+
+def test_an_imgaug_augmenter_built_in_the_worker_names_the_releases_that_draw_alike(tmp_path):
+    """Undeclared imgaug: only releases before 0.3 start every worker's global RNG from the
+    same seed, so the message says so."""
+    found = messages(ROOT / "SDL011" / "imgaug_built_in_getitem.py", tmp_path)
+    assert len(found) == 1
+    assert "(on imgaug < 0.3, whose global RNG starts from seed 42 in every worker)" in found[0]

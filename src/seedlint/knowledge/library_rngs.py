@@ -12,10 +12,11 @@ Sources, per library (the versions checked):
   and its children their own; ``to_deterministic`` draws the copy's seed from it with
   ``derive_rng_``). ``imgaug.seed`` in a ``worker_init_fn`` reaches those under
   fork only; ``seed_`` on the held augmenter under every start method. ``get_global_rng``
-  makes the global generator at first use: in 0.4.0 from a seed drawn from NumPy's global
-  RNG (so an augmenter first built in a worker follows that worker's NumPy state; checked in
-  real workers with 0.4.0 and a NumPy-seeding ``worker_init_fn``: the workers differ), before
-  0.4 from the constant 42 (0.2.9 builds ``RandomState(42)`` on import: the workers agree).
+  makes the global generator at first use from a seed drawn from NumPy's global RNG, from
+  0.3.0 on (aleju/imgaug commit ce4a020f, "Change from fixed to random seed"; read in 0.3.0
+  and 0.4.0): an augmenter first built in a worker follows that worker's NumPy state (checked
+  in real workers with 0.4.0 and a NumPy-seeding ``worker_init_fn``: the workers differ).
+  0.2.9 builds ``RandomState(42)`` on import (``imgaug/imgaug.py``): the workers agree.
 - MONAI 1.6.1 (same in 0.8-1.3): ``monai/transforms/transform.py`` (``Randomizable.R``, a
   class attribute; ``randomize()`` draws the transform's next parameters from it), ``monai/transforms/compose.py`` (``set_random_state``),
   ``monai/data/dataloader.py`` (its ``worker_init_fn`` unless the caller passes one),
@@ -186,8 +187,8 @@ IMGAUG = HeldRng(
     reseeders_need_fork=True,
     reseed="{held}.seed_({seed} % 2**32)",
     reseed_since="0.4",
-    built_in_worker_alike="<0.4",
-    built_in_worker_alike_named="on imgaug < 0.4, whose global RNG starts from seed 42 in every worker",
+    built_in_worker_alike="<0.3",
+    built_in_worker_alike_named="on imgaug < 0.3, whose global RNG starts from seed 42 in every worker",
     advice="call `.seed_(torch.initial_seed() % 2**32)` on the augmenter in each worker "
            "(`imgaug.seed(...)` in a worker_init_fn reaches it only under the fork start method)",
 )

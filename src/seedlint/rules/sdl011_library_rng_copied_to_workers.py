@@ -68,9 +68,10 @@ class LibraryRngCopiedToWorkers(Rule):
     nor for a MONAI `Compose`, which seeds itself and what it holds when built; an imgaug
     augmenter or a bare MONAI `Rand*` transform built there still draws from the worker's
     copy of the library's RNG, and the message says where it is built. For imgaug that holds
-    before 0.4 (its global generator starts from seed 42 in every worker); 0.4 makes it at
-    first use from the worker's NumPy state, so a project that allows only imgaug 0.4 is not
-    reported, and one that does not declare imgaug gets a warning naming the releases.
+    before 0.3 (its global generator starts from seed 42 in every worker); from 0.3 it is made
+    at first use from the worker's NumPy state, so a project that allows only imgaug 0.3 and
+    later is not reported, and one that does not declare imgaug gets a warning naming the
+    releases.
 
     A library's release range is what the project declares, narrowed by the APIs the program
     uses outside a feature check (`albumentations.augmentations.transforms.RandomRotate90`
