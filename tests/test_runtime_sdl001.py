@@ -209,3 +209,41 @@ def test_workers_started_by_spawn_or_forkserver_import_numpy_afresh(context, dup
     epochs = [[round(v, 10) for batch in loader for v in torch.as_tensor(batch).tolist()] for _ in range(2)]
     assert (duplicate_count(epochs[0]) > 0) is duplicated
     assert (sorted(epochs[0]) == sorted(epochs[1])) is duplicated
+
+
+SPAWNED_RANK = SPAWNED_DATASET + '''
+
+def run(rank, out_path):
+    import json
+    import multiprocessing
+
+    import torch
+    from torch.utils.data import DataLoader
+
+    np.random.seed(1234)
+    loader = DataLoader(Jitter(), batch_size=4, num_workers=2)
+    epochs = [[round(v, 10) for batch in loader for v in torch.as_tensor(batch).tolist()] for _ in range(2)]
+    with open(out_path, "w") as handle:
+        json.dump({"method": multiprocessing.get_start_method(), "epochs": epochs}, handle)
+'''
+
+
+def test_a_loader_built_in_a_process_torch_spawn_starts_gets_spawned_workers(tmp_path, monkeypatch):
+    """Why SDL001 is silent for a loader built only in ``torch.multiprocessing.spawn``
+    ranks: Python gives a spawned process spawn as its start method, so the rank's
+    DataLoader workers start by spawn whatever the parent set, and import NumPy afresh."""
+    import importlib
+    import json
+
+    import torch.multiprocessing as mp
+
+    (tmp_path / "spawned_rank.py").write_text(SPAWNED_RANK)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("spawned_rank")
+    out = tmp_path / "rank0.json"
+    mp.spawn(module.run, args=(str(out),), nprocs=1)
+    result = json.loads(out.read_text())
+    assert result["method"] == "spawn"
+    first, second = result["epochs"]
+    assert duplicate_count(first) == 0
+    assert sorted(first) != sorted(second)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import List, Optional, Protocol, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Protocol, Sequence, Set, Tuple
 
 from seedlint.analysis.flow import ValueFlow
 from seedlint.analysis.loaders import LoaderCall, Loaders
-from seedlint.analysis.objects import Constant, Frame
+from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.facts.model import MODULE_CODE, Compare, Const, ModuleFacts, Name, Span
 
 
@@ -30,6 +30,10 @@ PICKLING_METHODS = ("spawn", "forkserver")
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CONTEXT_GETTERS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
 PROGRAM_LEVELS = 3
+SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
+"""Calls that run a function in processes started by spawn."""
+SPAWN_LEVELS = 8
+"""Calls followed up from a loader's function to the function a spawn call runs."""
 MAX_CALLERS = 8
 """How far up the calls a ``set_start_method`` in another module still counts as the loader's program."""
 
@@ -71,11 +75,74 @@ class StartMethods:
         own = _loader_context(self.project, loader, frame)
         if own is not None:
             return own if own.name in PICKLING_METHODS else None
+        spawned = self.spawned_children_only(loader)
+        if spawned is not None:
+            return spawned
         modules = _program_modules(self.project, loader)
         methods = [method for path, method in self.in_code if path in modules]
         if methods and all(m.name in PICKLING_METHODS and m.unconditional for m in methods):
             return methods[0]
         return None
+
+
+    @cached_property
+    def _spawn_targets(self) -> Dict[tuple, StartMethod]:
+        """The functions ``torch.multiprocessing.spawn(fn, ...)`` runs, by function key, each
+        with the spawn call that starts it."""
+        flow = self.project.flow
+        found: Dict[tuple, StartMethod] = {}
+        for module in self.project.modules:
+            for function, call in module.all_calls():
+                spelled = call.func.dotted if isinstance(call.func, Name) else ""
+                if not call.args or not spelled.endswith(("spawn", "start_processes")):
+                    continue
+                frame = flow.function_frame(module, function)
+                if not flow.callee_names(call, frame) & SPAWNERS:
+                    continue
+                for target in flow.eval(call.args[0], frame):
+                    if isinstance(target, FunctionObj):
+                        found.setdefault(target.function.key, StartMethod("spawn", "torch.multiprocessing.spawn", module, call.span))
+        return found
+
+    def spawned_children_only(self, loader: LoaderCall) -> Optional[StartMethod]:
+        """The spawn start method, when the loader is built only in processes that
+        ``torch.multiprocessing.spawn`` starts: every chain of callers up from its function
+        ends at a function spawn runs, and no call of that function that may run starts it
+        in the parent. Python gives a spawned process spawn as its own start method
+        (``BaseProcess._bootstrap`` forces the start method it was started with), so its
+        DataLoader workers start by spawn whatever the parent set."""
+        targets = self._spawn_targets
+        if not targets:
+            return None
+        flow = self.project.flow
+        found: Optional[StartMethod] = None
+        seen: Set[tuple] = set()
+        frontier = [flow.function_frame(loader.module, loader.function)]
+        for _ in range(SPAWN_LEVELS):
+            callers = []
+            for frame in frontier:
+                key = frame.function.key
+                if key in seen:
+                    continue
+                seen.add(key)
+                if frame.function.function.qualname == MODULE_CODE:
+                    return None
+                sites, complete = flow.callsites.of(frame)
+                sites = [site for site in sites if not _certainly_skipped(flow, site)]
+                if key in targets:
+                    found = found or targets[key]
+                elif not complete or not sites:
+                    return None  # a chain that starts elsewhere: the parent may build it
+                callers += [flow.function_frame(site.frame.module, site.frame.function.function) for site in sites]
+            frontier = callers
+            if not frontier:
+                return found
+        return None
+
+
+def _certainly_skipped(flow, site) -> bool:
+    """A call under an ``if`` whose test certainly fails where it is written."""
+    return any(flow.truth(test, site.frame) is (not expected) for test, expected in site.call.guards)
 
 
 def _loader_context(project: Program, loader: LoaderCall, frame: Frame) -> Optional[StartMethod]:

@@ -53,9 +53,10 @@ class NumpyGlobalRngInWorkers(Rule):
     workers claim that epochs repeat when the epoch loop reading the loader may draw from NumPy
     in the main process (a mixup `np.random.beta` per batch, in the loop or a function it
     runs). Workers that start by spawn or forkserver whatever the platform (the loader's
-    `multiprocessing_context`, or `set_start_method("spawn")` run unconditionally in its
-    program, with no forkserver preload) import NumPy afresh, seeded from the operating
-    system, and are not reported. The message
+    `multiprocessing_context`, `set_start_method("spawn")` run unconditionally in its
+    program, with no forkserver preload, or a loader built only in processes that
+    `torch.multiprocessing.spawn` starts, which Python starts their own children by spawn)
+    import NumPy afresh, seeded from the operating system, and are not reported. The message
     names a draw that runs with the program's defaults when there is one; a dataset that draws
     only under an option the command line sets (`if self.dense_sample:` from a `store_true`
     flag, one of an option's `choices`) is reported as a warning that says so (`the draw runs

@@ -12,6 +12,7 @@ from seedlint.analysis.draw_conditions import exclusive, options_needed_by
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.accelerate_launch import single_process_config
 from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
+from seedlint.analysis.start_methods import SPAWNERS
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
@@ -24,7 +25,6 @@ from seedlint.knowledge.process_groups import (
 from seedlint.rules.base import Project, Rule, dataset_name, where, workers_condition, workers_evidence, workers_severity
 
 FIX_KIND = "seed-everything-workers"
-SPAWNERS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", "torch.multiprocessing.start_processes"})
 MAX_PROGRAM = 200
 """Functions one program may reach before the walk stops."""
 MAX_CALLERS = 8
