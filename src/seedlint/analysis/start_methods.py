@@ -1,6 +1,7 @@
 """Which multiprocessing start method a DataLoader's workers start with, as far as the
 code says: the loader's ``multiprocessing_context``, else a ``set_start_method`` call in the
-loader's own program (its module, or a module whose functions call the loader's function).
+loader's own program (its module, or a module whose functions call the loader's function),
+and spawn for a loader built only in processes ``torch.multiprocessing.spawn`` starts.
 
 Under ``spawn`` and ``forkserver`` a worker receives the dataset and its callables pickled,
 not a copy of the parent's memory: objects unpickle as new objects, and module globals are
@@ -83,7 +84,6 @@ class StartMethods:
         if methods and all(m.name in PICKLING_METHODS and m.unconditional for m in methods):
             return methods[0]
         return None
-
 
     @cached_property
     def _spawn_targets(self) -> Dict[tuple, StartMethod]:

@@ -144,6 +144,8 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         self._parsers: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         self._scanned: Dict[str, Set[str]] = {}
         self._stored_keys: Set[object] = set()
+        self._node_merges: Dict[tuple, List[Tuple[Value, Frame]]] = {}
+        """``config_nodes``: the file merges into each yacs root node."""
         """Keys some analysed code stores into a dict or sets as an attribute."""
         self._depth = 0
         self._spent = 0

@@ -68,7 +68,15 @@ class ConfigNodesMixin:
 
     def _file_merges(self, root: ExternalInstance) -> List[Tuple[Value, Frame]]:
         """The paths merged into the root node (``cfg.merge_from_file(args.cfg)`` on any
-        name that may hold it), each with the frame it is evaluated in."""
+        name that may hold it), each with the frame it is evaluated in; remembered until
+        more modules are analysed."""
+        key = (id(root.site.call), len(self.index.modules))
+        remembered = self._node_merges.get(key)
+        if remembered is None:
+            remembered = self._node_merges[key] = self._find_file_merges(root)
+        return remembered
+
+    def _find_file_merges(self, root: ExternalInstance) -> List[Tuple[Value, Frame]]:
         found: List[Tuple[Value, Frame]] = []
         for module in list(self.index.modules.values()):
             for function, call in module.all_calls():
