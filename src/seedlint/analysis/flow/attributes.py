@@ -456,8 +456,7 @@ class AttributesMixin:
         self._attribute_assignments()
         for module, function, assign, head in self._assigned_attributes.get(name, ()):
             frame = self.function_frame(module, function)
-            holder = Name(head, assign.span, f"{module.name}.{head}" if function.qualname == MODULE_CODE and module.name else None,
-                          "" if function.qualname == MODULE_CODE else function.qualname)
+            holder = assigned_head(head, assign, module, function)
             if any(isinstance(o, ExternalInstance) and o.site.call is namespace.site.call for o in self.eval(holder, frame)):
                 found.append(self.eval(assign.value, frame))
         if namespace.qualified in library.CONFIG_NODES:
@@ -496,8 +495,8 @@ class AttributesMixin:
                     if head:
                         self._assigned_attributes.setdefault(attribute, []).append((module, function, assign, head))
 
-    def _outside_assignments(self, instance: Instance, name: str) -> List[Values]:
-        """``obj.name = value`` written outside the class, where ``obj`` may be ``instance``."""
+    def _index_outside_assignments(self) -> Dict[str, list]:
+        """``obj.name = value`` where ``obj`` is not the method's own receiver, by attribute."""
         for module in self._new_modules("outside"):
             for function in module.functions.values():
                 receiver_name = function.params[0] if function.class_name and function.params else None
@@ -505,6 +504,11 @@ class AttributesMixin:
                     head, _, attribute = assign.target.rpartition(".")
                     if head and head.split(".", 1)[0] != receiver_name:
                         self._outside.setdefault(attribute, []).append((module, function, assign, head))
+        return self._outside
+
+    def _outside_assignments(self, instance: Instance, name: str) -> List[Values]:
+        """``obj.name = value`` written outside the class, where ``obj`` may be ``instance``."""
+        self._index_outside_assignments()
         found: List[Values] = []
         for module, function, assign, head in self._outside.get(name, ()):
             frame = self.function_frame(module, function)
@@ -566,21 +570,62 @@ def _positional(call: Call) -> bool:
 
 def _positional_index(call: Call, function: Function, module: ModuleFacts) -> Optional[int]:
     """Where a positional argument stands on the command line: the positional
-    ``add_argument`` calls on the same parser before it in the same function, in the order
-    they run. None for a parser with subcommands (a subcommand's name takes a position) or
-    one whose positionals are added elsewhere too."""
-    receiver = call.func.dotted.rsplit(".", 1)[0]
+    ``add_argument`` calls on the same parser before it, in the order they run, counting those
+    a module-level helper adds to a parser it is given (``add_data_args(parser)``) where the
+    helper is called. None for a parser with subcommands (a subcommand's name takes a
+    position), a positional added under a condition, or a helper called from several places."""
     made = [c for f, c in module.all_calls() if isinstance(c.func, Name) and "." in c.func.dotted]
     if any(c.func.dotted.endswith(".add_subparsers") for c in made):
         return None
-    same = [
-        c for c in function.calls
-        if isinstance(c.func, Name) and c.func.dotted == receiver + ".add_argument" and _positional(c)
-    ]
-    if call not in same or any(c.guards for c in same):
-        return None
-    ordered = sorted(same, key=lambda c: (c.span.line, c.span.col))
-    return ordered.index(call)
+    receiver = call.func.dotted.rsplit(".", 1)[0]
+    if receiver in function.params and not function.class_name:
+        callers = [(caller, c) for caller, c in _helper_calls(module) if c.func.dotted == function.name]
+        passed = _passed_name(callers[0][1], function, receiver) if len(callers) == 1 else None
+        if passed is None:
+            return None
+        function, receiver = callers[0][0], passed
+    sequence = _positional_sequence(function, receiver, module)
+    return sequence.index(call) if sequence is not None and call in sequence else None
+
+
+def _positional_sequence(function: Function, receiver: str, module: ModuleFacts) -> Optional[List[Call]]:
+    """The positional ``add_argument`` calls on ``receiver`` in ``function`` and in the helpers
+    it passes ``receiver`` to, in the order they run; None where the order is not decided."""
+    helpers = {f.name: f for f in module.functions.values() if not f.class_name and not f.nested}
+    sequence: List[Call] = []
+    for c in sorted(function.calls, key=lambda c: (c.span.line, c.span.col)):
+        if not isinstance(c.func, Name):
+            continue
+        if c.func.dotted == receiver + ".add_argument" and _positional(c):
+            if c.guards:
+                return None
+            sequence.append(c)
+            continue
+        helper = helpers.get(c.func.dotted)
+        given = [p for p in (helper.params if helper else ()) if _passed_name(c, helper, p) == receiver]
+        if not given:
+            continue
+        added = [h for h in helper.calls if isinstance(h.func, Name) and h.func.dotted == given[0] + ".add_argument" and _positional(h)]
+        if c.guards or any(h.guards for h in added):
+            return None
+        sequence.extend(sorted(added, key=lambda h: (h.span.line, h.span.col)))
+    return sequence
+
+
+def _helper_calls(module: ModuleFacts) -> Iterator[Tuple[Function, Call]]:
+    for caller in module.functions.values():
+        for c in caller.calls:
+            if isinstance(c.func, Name) and "." not in c.func.dotted:
+                yield caller, c
+
+
+def _passed_name(call: Call, helper: Function, param: str) -> Optional[str]:
+    """The plain name ``call`` passes for ``helper``'s parameter ``param``."""
+    index = helper.params.index(param)
+    value = call.kwarg(param)
+    if value is None and index < len(call.args) and not call.star_args:
+        value = call.args[index]
+    return value.dotted if isinstance(value, Name) and "." not in value.dotted else None
 
 
 def _option_flag(call: Call) -> str:
@@ -620,3 +665,9 @@ def _runs_as_main_only(call: Call) -> bool:
             ):
                 return True
     return False
+
+
+def assigned_head(head: str, assign: Assign, module: ModuleFacts, function: Function) -> Name:
+    """The name ``head`` of ``head.attribute = value``, as read where the assignment is."""
+    at_module = function.qualname == MODULE_CODE
+    return Name(head, assign.span, f"{module.name}.{head}" if at_module and module.name else None, "" if at_module else function.qualname)

@@ -16,7 +16,8 @@ from typing import List, Optional, Tuple
 from seedlint.analysis import library
 from seedlint.analysis.objects import UNKNOWN_SET, DictObj, ExternalInstance, Frame, Values
 from seedlint.analysis.flow.shared import union
-from seedlint.facts.model import MODULE_CODE, Assign, Function, ModuleFacts, Name, Value
+from seedlint.analysis.flow.attributes import assigned_head
+from seedlint.facts.model import Name, Value
 
 MAX_NODE_DEPTH = 16
 """Nesting of ``_C.A.B.C = CN()`` nodes followed up to the root; a guard against cycles."""
@@ -59,7 +60,7 @@ class ConfigNodesMixin:
                 if assign.value is not node.site.call:
                     continue
                 frame = self.function_frame(module, function)
-                parents = [p for p in self.eval(self._head_name(head, assign, module, function), frame) if _is_node(p)]
+                parents = [p for p in self.eval(assigned_head(head, assign, module, function), frame) if _is_node(p)]
                 if len(parents) != 1:
                     return None
                 located = self._node_path(parents[0], depth + 1)
@@ -102,11 +103,6 @@ class ConfigNodesMixin:
                 step += [self.eval(e.value, e.frame) for e in entries]
             current = union(step)
         return current
-
-    @staticmethod
-    def _head_name(head: str, assign: Assign, module: ModuleFacts, function: Function) -> Name:
-        at_module = function.qualname == MODULE_CODE
-        return Name(head, assign.span, f"{module.name}.{head}" if at_module and module.name else None, "" if at_module else function.qualname)
 
 
 def _is_node(obj) -> bool:

@@ -193,16 +193,14 @@ class TruthMixin:
 
     def _key_stored(self, key: object) -> bool:
         """Some analysed code stores ``key`` into a dict or sets it as an attribute."""
+        if not hashable(key):
+            return False
         stored = self._stored_keys
         for module in self._new_modules("stored keys"):
             for function in module.functions.values():
                 stored.update(item.key.value for item in function.item_assigns if isinstance(item.key, Const) and hashable(item.key.value))
-                receiver = function.params[0] if function.class_name and function.params else None
-                stored.update(
-                    a.target.rsplit(".", 1)[1] for a in function.assigns
-                    if "." in a.target and a.target.split(".", 1)[0] != receiver  # not an object's own ``self.seed``
-                )
-        return hashable(key) and key in stored
+        # an attribute set on another object, not an object's own ``self.seed``
+        return key in stored or key in self._index_outside_assignments()
 
     def _compared(self, value: Value, frame: Frame) -> Optional[Values]:
         """What one side of a comparison may be: a name, an attribute chain or a constant, or
