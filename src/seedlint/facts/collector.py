@@ -735,6 +735,8 @@ class _Collector(cst.CSTVisitor):
     def visit_Try(self, node: cst.Try) -> None:
         if any(_catches_missing_feature(handler) for handler in node.handlers):
             self.feature_try_bodies.add(id(node.body))
+        elif node.handlers:
+            self.function.try_bodies.append(self.span(node.body))
 
     PRUNABLE = frozenset({
         cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.FunctionDef,

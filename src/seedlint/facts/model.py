@@ -264,6 +264,10 @@ class Function:
     """``yield from x`` iterables: the function yields their elements."""
     item_assigns: List[ItemAssign] = field(default_factory=list)
     loops: List[Loop] = field(default_factory=list)
+    try_bodies: List[Span] = field(default_factory=list)
+    """Bodies of ``try`` statements with ``except`` handlers, but for those that catch a missing
+    import (the project's imports are taken to work): a statement there may not run while the
+    function goes on, when one before it raises."""
     attribute_names: Set[str] = field(default_factory=set)
     """Every ``.name`` used as an attribute in the function's own body (read or written)."""
     reads: List[Name] = field(default_factory=list)

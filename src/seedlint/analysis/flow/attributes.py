@@ -526,14 +526,15 @@ _UNCONVERTED = object()
 def _live_stores(assigns: List[Assign], function: Function) -> List[Assign]:
     """The assignments to one attribute whose value may outlive the method: not one that
     later assignments overwrite on every path (``self.aug = A`` then ``if c: self.aug = B
-    else: self.aug = C``). A later assignment inside a loop the earlier one is not in may
-    not run, and an ``if`` test counts as covered only by both of its arms."""
+    else: self.aug = C``). A later assignment inside a loop or a ``try`` body the earlier one
+    is not in may not run, and an ``if`` test counts as covered only by both of its arms."""
     ordered = sorted(assigns, key=lambda a: (a.span.line, a.span.col))
+    may_skip = [loop.span for loop in function.loops] + function.try_bodies
     live = []
     for position, assign in enumerate(ordered):
         later = [
             other.guards for other in ordered[position + 1:]
-            if not any(contains(loop.span, other.span) and not contains(loop.span, assign.span) for loop in function.loops)
+            if not any(contains(block, other.span) and not contains(block, assign.span) for block in may_skip)
         ]
         if not _covered(tuple(assign.guards), later, 0):
             live.append(assign)
