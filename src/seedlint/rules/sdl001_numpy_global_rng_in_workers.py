@@ -55,7 +55,7 @@ class NumpyGlobalRngInWorkers(Rule):
     runs). Workers that start by spawn or forkserver whatever the platform (the loader's
     `multiprocessing_context`, `set_start_method("spawn")` run unconditionally in its
     program, with no forkserver preload, or a loader built only in processes that
-    `torch.multiprocessing.spawn` starts, which Python starts their own children by spawn)
+    `torch.multiprocessing.spawn` starts: a spawned process starts its own children by spawn)
     import NumPy afresh, seeded from the operating system, and are not reported. The message
     names a draw that runs with the program's defaults when there is one; a dataset that draws
     only under an option the command line sets (`if self.dense_sample:` from a `store_true`
@@ -223,8 +223,9 @@ class NumpyGlobalRngInWorkers(Rule):
 
 
 def _reached_from(instance, loader, collate: bool) -> str:
-    """``reached from `Clips` built at train.py:40``, or for a draw in the loader's own
-    ``collate_fn``, ``the loader's `collate_fn```."""
+    """``reached from `Clips` built at train.py:40``; for a draw in the loader's own
+    ``collate_fn``, ``the loader's `collate_fn``` (a function) or ``the loader's `collate_fn`,
+    a `Collate` built at ...`` (an object whose ``__call__`` draws)."""
     if isinstance(instance, FunctionObj):
         return "the loader's `collate_fn`, which runs in the workers"
     if collate:
