@@ -126,6 +126,14 @@ def test_the_draw_named_is_one_the_defaults_run_and_a_flag_only_draw_says_so(tmp
     assert val.endswith("(the draw runs only when the program runs with `--dense`)")
 
 
+def test_a_loader_an_or_test_builds_names_its_options_as_alternatives(tmp_path):
+    # `if args.val_intervals < args.num_epochs or args.test:` fails with the defaults and holds
+    # when any one of the three options is changed.
+    found = messages(ROOT / "SDL001" / "validation_loader_built_when_either_option_asks_for_it", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith("(the draw runs only when the program runs with `--num_epochs` or `--val_intervals` or `--test`)")
+
+
 def test_a_draw_behind_an_option_value_names_the_value_through_a_builder_table(tmp_path):
     # BUILDERS[corpus]["train"](args, clips): the builders get the program's args, so the
     # `order == 2` branch is known to need `--train_order 2`.

@@ -19,6 +19,25 @@ from seedlint.facts.model import Attr, BoolOp, Call, Compare, Const, Guard, Name
 AFFIX_TESTS = ("startswith", "endswith")
 
 
+class Either(str):
+    """A requirement any one of several flags meets (``if opt.val_intervals < opt.num_epochs
+    or opt.test:`` failing by default): equal to the flags joined by ``|``."""
+
+    alternatives: Tuple[str, ...]
+
+    def __new__(cls, alternatives: Sequence[str]) -> "Either":
+        made = super().__new__(cls, "|".join(alternatives))
+        made.alternatives = tuple(alternatives)
+        return made
+
+
+def spelled_options(flags: Sequence[str]) -> str:
+    """```--a` and `--b```, with ```--c` or `--d``` for an ``Either``."""
+    return " and ".join(
+        " or ".join(f"`{flag}`" for flag in flag.alternatives) if isinstance(flag, Either) else f"`{flag}`" for flag in flags
+    )
+
+
 def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
     """The flags (``--dense_sample``) without which the draw does not run; () when it runs
     with the program's defaults, or when that is not decided."""
@@ -35,7 +54,10 @@ def options_needed_by(flow, tests: Sequence[Tuple[Sequence[Guard], Frame]]) -> T
                 continue  # ``if args.data is None: raise ...``: every run that gets here passes it
             actual = _default_truth(flow, test, frame)
             if actual is not None and actual != expected:
-                for flag in _options_read(flow, test, frame, expected):
+                read = _options_read(flow, test, frame, expected)
+                if len(read) > 1 and _any_one_suffices(flow, test, frame, expected):
+                    read = [Either(read)]
+                for flag in read:
                     if flag not in needed:
                         needed.append(flag)
     valued = {flag.split(" ", 1)[0] for flag in needed if " " in flag}
@@ -166,6 +188,15 @@ def _affix_test(test: Value) -> Optional[Tuple[Value, str, object]]:
     if method not in AFFIX_TESTS or not _simple(receiver):
         return None
     return receiver, method, argument.value
+
+
+def _any_one_suffices(flow, test: Value, frame: Frame, expected: bool) -> bool:
+    """The test is made to hold by any one of its parts: an ``or`` that must hold, an ``and``
+    that must fail (through ``not``)."""
+    test, frame = _passed_test(flow, test, frame)
+    while isinstance(test, Not):
+        test, expected = test.value, not expected
+    return isinstance(test, BoolOp) and test.op == ("or" if expected else "and")
 
 
 def _options_read(flow, test: Value, frame: Frame, expected: bool = False) -> List[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Tuple
 
-from seedlint.analysis.draw_conditions import options_needed, options_needed_by
+from seedlint.analysis.draw_conditions import options_needed, options_needed_by, spelled_options
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
@@ -266,7 +266,7 @@ def _draw_condition(project: Project, draw: Draw) -> str:
     flags = options_needed(project.flow, draw)
     if not flags:
         return ""
-    return f" (the draw runs only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)})"
+    return f" (the draw runs only when the program runs with {spelled_options(flags)})"
 
 
 def _on_the_way(draw: Draw) -> Tuple[int, int]:

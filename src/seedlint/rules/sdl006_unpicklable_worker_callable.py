@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
-from seedlint.analysis.draw_conditions import options_needed_by
+from seedlint.analysis.draw_conditions import options_needed_by, spelled_options
 from seedlint.analysis.loaders import LoaderCall
 from seedlint.analysis.loops import contains
 from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj, Instance
@@ -125,7 +125,7 @@ class UnpicklableWorkerCallable(Rule):
                 evidence += workers_evidence(project, workers)
                 built_with = _options_building(project, frame, loader)
                 condition = workers_condition(workers) + (
-                    f" (this DataLoader is built only when the program runs with {' and '.join(f'`{flag}`' for flag in built_with)})"
+                    f" (this DataLoader is built only when the program runs with {spelled_options(built_with)})"
                     if built_with else ""
                 )
                 diagnostic = self._diagnostic(project, problem, role, method, error, where, condition,
@@ -178,7 +178,7 @@ class UnpicklableWorkerCallable(Rule):
             holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
             more = f", and {len(held) - 1} more it may hold" if len(held) > 1 else ""
             flags = _options_keeping(project, value, held_by)
-            only = f", kept only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)}" if flags else ""
+            only = f", kept only when the program runs with {spelled_options(flags)}" if flags else ""
             what = f"{holder} holding {problem.what} ({where(value.function.module, problem.span)}{more}{only})"
             site = held_by.site
             holder_needs = site is not None and bool(options_needed_by(project.flow, [(site.call.guards, site.frame)]))

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.callsites import spelled
-from seedlint.analysis.draw_conditions import exclusive, options_needed_by
+from seedlint.analysis.draw_conditions import exclusive, options_needed_by, spelled_options
 from seedlint.analysis.objects import Constant, Frame, FunctionObj
 from seedlint.analysis.accelerate_launch import single_process_config
 from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
@@ -274,7 +274,7 @@ def _stating_the_option_it_needs(project: Project, frame: Frame, call: Call, see
     flags = options_needed_by(project.flow, tests)
     if not flags:
         return diagnostic
-    condition = " (the seeding runs only when the program runs with " + " and ".join(f"`{flag}`" for flag in flags) + ")"
+    condition = " (the seeding runs only when the program runs with " + spelled_options(flags) + ")"
     claim, _, advice = diagnostic.message.rpartition("; ")
     message = f"{claim}{condition}; {advice}" if claim else diagnostic.message + condition
     return replace(diagnostic, message=message, severity="warning")

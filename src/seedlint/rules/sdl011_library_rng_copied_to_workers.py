@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
-from seedlint.analysis.draw_conditions import options_building
+from seedlint.analysis.draw_conditions import options_building, spelled_options
 from seedlint.analysis.library_reseed_reach import HiddenFromReseeding, hidden_from_monai_reseeding
 from seedlint.analysis.objects import Constant, External, FunctionObj, Instance
 from seedlint.analysis.start_methods import PICKLING_METHODS, StartMethod
@@ -236,13 +236,13 @@ class LibraryRngCopiedToWorkers(Rule):
         flags = options_building(project.flow, draw.holder)
         if flags:
             severity = "warning"
-            message += f" (the pipeline is built only when the program runs with {' and '.join(f'`{flag}`' for flag in flags)})"
+            message += f" (the pipeline is built only when the program runs with {spelled_options(flags)})"
         built_at = getattr(instance, "site", None)
         dataset_flags = [flag for flag in options_building(project.flow, instance) if flag not in flags] if built_at is not None else []
         if dataset_flags:
             severity = "warning"
             message += (f" (`{dataset_name(instance)}` is built only when the program runs with "
-                        f"{' and '.join(f'`{flag}`' for flag in dataset_flags)})")
+                        f"{spelled_options(dataset_flags)})")
         if severity == "warning" and entry.affected_releases:
             allowed = _declared_releases(project, draw)
             if allowed is not None:

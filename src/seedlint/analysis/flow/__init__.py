@@ -118,7 +118,7 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
         index.base_resolver = self._resolve_base
         self.callsites = CallSites(self)
         self.registries = Registries(self)
-        self._frames: Dict[tuple, Frame] = {}
+        self._frames: Dict[tuple, object] = {}  # a Frame, or for a base __init__ the list of them
         self._eval: Dict[tuple, Values] = {}
         self._pinned: List[object] = []
         """Every expression ``_eval`` has a key for: keys hold ``id()``s, and an expression built

@@ -317,13 +317,12 @@ class AttributesMixin:
                 mutations = self._mutation_calls(item.module, function, target)
                 if not assigns and not mutations:
                     continue
-                frame = self.method_frame(FunctionRef(item.module, function), instance)
-                values = union(
-                    self.eval(a.value, frame) for a in _live_stores(assigns, function) if self.guards_may_hold(a.guards, frame)
-                )
-                if mutations:
-                    values = self._with_mutations(values or frozenset({SeqObj([], indexable=False)}), function, target, frame)
-                found.append(values)
+                live = _live_stores(assigns, function)
+                for frame in self.method_frames(FunctionRef(item.module, function), instance):
+                    values = union(self.eval(a.value, frame) for a in live if self.guards_may_hold(a.guards, frame))
+                    if mutations:
+                        values = self._with_mutations(values or frozenset({SeqObj([], indexable=False)}), function, target, frame)
+                    found.append(values)
             frame = self.module_frame(item.module)
             if field is None:
                 found += [self.eval(a.value, frame) for a in item.cls.body_assigns if a.target == name]

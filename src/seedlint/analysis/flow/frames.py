@@ -58,18 +58,26 @@ class FramesMixin:
         ``super().__init__(...)`` passes, any other method with whatever its callers pass."""
         if not isinstance(instance, Instance) or method.function.name != "__init__" or instance.site is None:
             return self.frame(method, instance)
+        return self.method_frames(method, instance)[0]
+
+    def method_frames(self, method: FunctionRef, instance: Obj) -> List[Frame]:
+        """Every frame a method runs in for ``instance``: one per ``super().__init__(...)``
+        call that reaches a base class's ``__init__`` (a subclass may call it twice, first
+        with no arguments), else the one ``method_frame`` gives."""
+        if not isinstance(instance, Instance) or method.function.name != "__init__" or instance.site is None:
+            return [self.frame(method, instance)]
         key = ("init-frame", method.key, instance.key)
         found = self._frames.get(key)
         if found is None:
-            self._frames[key] = self.frame(method, instance)
-            found = self._frames[key] = self._init_frame(method, instance)
+            self._frames[key] = [self.frame(method, instance)]
+            found = self._frames[key] = self._init_frames(method, instance)
         return found
 
-    def _init_frame(self, method: FunctionRef, instance: Instance) -> Frame:
+    def _init_frames(self, method: FunctionRef, instance: Instance) -> List[Frame]:
         tops = self.index.constructors(instance.cls)
         site = instance.site
         if not tops or any(top.key == method.key for top in tops):
-            return self.frame(method, instance, Site(site.frame, site.call, 1, site.prefix))
+            return [self.frame(method, instance, Site(site.frame, site.call, 1, site.prefix))]
         for item in self.index.mro(instance.cls):
             qualname = item.cls.methods.get("__init__")
             if qualname is None:
@@ -78,11 +86,15 @@ class FramesMixin:
             if caller.key == method.key:
                 continue
             caller_frame = self.method_frame(caller, instance)
+            frames = []
             for call in caller.function.calls:
                 if _spelled(call.func) != "__init__":
                     continue
                 for obj in self.callee_objects(call, caller_frame):
                     if isinstance(obj, FunctionObj) and obj.function.key == method.key:
                         offset = 1 if obj.receiver is not None else 0
-                        return self.frame(method, instance, Site(caller_frame, call, offset))
-        return self.frame(method, instance)
+                        frames.append(self.frame(method, instance, Site(caller_frame, call, offset)))
+                        break
+            if frames:
+                return frames
+        return [self.frame(method, instance)]
