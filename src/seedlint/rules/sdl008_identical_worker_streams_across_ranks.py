@@ -64,6 +64,9 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
     so is one whose loaders start workers only when an option asks for them
     (`--dataloader_num_workers`, default 0), or whose loaders may also load datasets that
     draw nothing in their workers (`DATASETS[args.data]`): the message names those that do.
+    A seeding that the program always follows with another seeding of torch before a loop
+    reads the loaders (`set_seed(args)` in `main`, again in `train()` before its epoch loop)
+    is not reported: the workers follow the later one, which is.
 
     ## Why is this bad?
     Each epoch, a DataLoader gives worker `k` the seed `base_seed + k`, where `base_seed` is
@@ -156,6 +159,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             return None
         if _reseeded_per_rank_later(project, frame, call):
             return None  # `torch.manual_seed(seed)` for the model, then `seed + rank` for the data
+        if _reseeded_before_the_loops(project, frame, call):
+            return None  # `set_seed(args)` in main, then again in `train()` before its epoch loop
         if seeding.kind == "lightning":
             return self._lightning(project, frame, call, seeding, _program(project, frame))
         if seeding.kind in ("direct", "library") or seeding.through_helper:
@@ -421,6 +426,38 @@ def _reseeded_per_rank_later(project: Project, frame: Frame, call: Call) -> bool
                 if TORCH in seeding.rngs and seeding.seed is not None and project.seeds.origin(seeding.seed, seeding.frame).rank_dependent:
                     return True
     return False
+
+
+def _reseeded_before_the_loops(project: Project, frame: Frame, call: Call) -> bool:
+    """After ``call``, the same function always runs another seeding of torch before any loop
+    reads a loader: itself, or in a project function it calls whose loops all come after that
+    seeding (``set_seed(args)`` in ``main``, then in ``train()`` before its epoch loop). Each
+    loader draws its workers' base seed when a loop starts reading it, so that later seeding
+    is the one the workers follow, and the one reported."""
+    here = frame.function.function
+    first_loop = min((loop.span.line for loop in here.loops if loop.span.line > call.span.line), default=None)
+    for later in here.calls:
+        if later.guards or (later.span.line, later.span.col) <= (call.span.line, call.span.col):
+            continue
+        if first_loop is not None and later.span.line >= first_loop:
+            continue
+        if _seeds_torch(project, later, frame):
+            return True
+        for called, _ in project.flow.callee_frames(later, frame):
+            function = called.function.function
+            loops = [loop.span.line for loop in function.loops]
+            if loops and any(
+                not inner.guards and inner.span.line < min(loops) and _seeds_torch(project, inner, called)
+                for inner in function.calls
+            ):
+                return True
+    return False
+
+
+def _seeds_torch(project: Project, call: Call, frame: Frame) -> bool:
+    if not _spelled_like_seeding(_last(call)):
+        return False
+    return any(TORCH in seeding.rngs and seeding.seed is not None for seeding in project.seeds.seedings(call, frame))
 
 
 def _draws_in_workers(project: Project, obj) -> bool:
