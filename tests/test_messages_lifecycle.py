@@ -62,6 +62,20 @@ def test_a_worker_count_only_an_undocumented_option_sets_is_stated_as_a_conditio
     )
 
 
+def test_the_hugging_face_trainers_workers_from_a_parsed_dataclass_are_an_option(tmp_path):
+    # HfArgumentParser(PromptArguments).parse_args_into_dataclasses()[0] fills
+    # dataloader_num_workers from `--dataloader_num_workers`, TrainingArguments' default 0.
+    found = messages(ROOT / "SDL006" / "hf_trainer_workers_only_from_a_parsed_dataclass_option", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith(
+        "(only when the program runs with `--dataloader_num_workers` above 0: its default starts no workers, and no "
+        "command the project documents passes it)"
+    )
+    found = messages(ROOT / "SDL006" / "hf_trainer_workers_a_documented_command_passes_to_a_parsed_dataclass", tmp_path / "documented")
+    assert len(found) == 1
+    assert "(the workers start when the program runs with `--dataloader_num_workers 4`, as README.md:6 does" in found[0]
+
+
 def test_a_worker_count_a_documented_command_sets_cites_the_command(tmp_path):
     found = messages(ROOT / "SDL001" / "workers_passed_by_documented_script", tmp_path)
     assert len(found) == 1

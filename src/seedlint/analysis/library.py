@@ -151,3 +151,6 @@ COPIES_OF_CONFIG_NODES = frozenset({"clone"})
 """Methods of a yacs node that return a copy holding the same keys (``_C.clone()``)."""
 ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
 """Whose ``parse_args()`` result the flow reads the option defaults of."""
+DATACLASS_ARGUMENT_PARSERS = frozenset({"transformers.HfArgumentParser", "transformers.hf_argparser.HfArgumentParser"})
+"""Parsers given dataclasses, whose ``parse_args_into_dataclasses()`` fills one object of
+each from the command line, a ``--field`` option per field (transformers ``hf_argparser.py``)."""

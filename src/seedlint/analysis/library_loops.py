@@ -15,6 +15,8 @@ from seedlint.analysis.objects import (
     External,
     ExternalInstance,
     Frame,
+    FromCommandLine,
+    ParsedDataclass,
     Values,
 )
 from seedlint.analysis.flow import union
@@ -69,6 +71,9 @@ def loop_argument(flow, loop: LibraryLoop, call: Call, name: str, frame: Frame, 
         return frozenset({Constant(field_default)})
     found: List[Values] = []
     for obj in flow.eval(value, frame):
+        if isinstance(obj, ParsedDataclass) and _settings_class(flow, loop, obj.cls):
+            found.append(_parsed_setting(flow, obj, field, field_default))
+            continue
         if not (isinstance(obj, ExternalInstance) and obj.qualified in loop.settings_classes):
             found.append(UNKNOWN_SET)
             continue
@@ -80,3 +85,33 @@ def loop_argument(flow, loop: LibraryLoop, call: Call, name: str, frame: Frame, 
         else:
             found.append(frozenset({Constant(field_default)}))
     return union(found) if found else UNKNOWN_SET
+
+
+def _settings_class(flow, loop: LibraryLoop, cls) -> bool:
+    """The library's settings class, or a project dataclass derived from it."""
+    if isinstance(cls, External):
+        return cls.qualified in loop.settings_classes
+    return isinstance(cls, ClassObj) and bool(set(flow.index.external_bases(cls.cls)) & loop.settings_classes)
+
+
+def _parsed_setting(flow, parsed: ParsedDataclass, field: str, field_default: object) -> Values:
+    """A field of a settings object ``HfArgumentParser`` fills: its default (a project
+    subclass may redeclare it), or what the command line passes as ``--field`` (the values
+    the project's documented commands pass, when any run the parsing module)."""
+    default: Values = frozenset({Constant(field_default)})
+    if isinstance(parsed.cls, ClassObj):
+        for item in flow.index.mro(parsed.cls.cls):
+            declared = [a for a in item.cls.body_assigns if a.target == field]
+            if declared:
+                default = flow.eval(declared[-1].value, flow.module_frame(item.module))
+                break
+    flag = f"--{field}"
+    site = parsed.parser.site
+    documented = flow.documented_option_values([flag], _typed(default), site.frame.module.path)
+    return default | frozenset({FromCommandLine(flag)}) | documented
+
+
+def _typed(default: Values):
+    """How a command-line value of the field converts: like its default."""
+    kinds = {type(obj.value) for obj in default if isinstance(obj, Constant) and obj.value is not None}
+    return kinds.pop() if len(kinds) == 1 and kinds <= {int, float, str} else str

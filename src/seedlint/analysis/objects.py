@@ -377,6 +377,30 @@ class ArgsObj(Obj):
         self.key = intern(("args", parser.key, pair))
 
 
+class ParsedDataclasses(Obj):
+    """What ``HfArgumentParser(classes).parse_args_into_dataclasses()`` returns: one object
+    per dataclass the parser was given, in order."""
+
+    __slots__ = ("parser",)
+
+    def __init__(self, parser: "ExternalInstance") -> None:
+        self.parser = parser
+        self.key = intern(("parsed dataclasses", parser.key))
+
+
+class ParsedDataclass(Obj):
+    """One dataclass object ``HfArgumentParser`` fills from the command line: each field is
+    its default unless the command line passes ``--field``. ``cls``: the class (a project
+    ``ClassObj`` or a library ``External``)."""
+
+    __slots__ = ("cls", "parser")
+
+    def __init__(self, cls: "Obj", parser: "ExternalInstance") -> None:
+        self.cls = cls
+        self.parser = parser
+        self.key = intern(("parsed dataclass", cls.key, parser.key))
+
+
 class HParams(Obj):
     """``self.hparams`` of a Lightning object whose ``__init__`` called
     ``self.save_hyperparameters()``: its attributes are the arguments of that ``__init__``

@@ -211,11 +211,16 @@ class AttributesMixin:
             if position is None:
                 return NOTHING
             flags = [positional_flag(position)]
-        convert = _option_type(call.kwarg("type"))
+        return self.documented_option_values(flags, _option_type(call.kwarg("type")), frame.module.path, _runs_as_main_only(call))
+
+    def documented_option_values(self, flags: List[str], convert, module_path: str, main_only: bool = False) -> Values:
+        """The values the project's documented commands that run ``module_path`` (or a file
+        importing it) pass to an option spelled ``flags``, converted by ``convert``."""
+        if self.documented_commands is None:
+            return NOTHING
         found: Dict[object, Obj] = {}
-        main_only = _runs_as_main_only(call)
         for passed in self.documented_commands.passed(flags):
-            if passed.bare or not self._runs_module(passed, frame.module.path, main_only):
+            if passed.bare or not self._runs_module(passed, module_path, main_only):
                 continue
             value = _converted(passed.text, convert)
             if value is _UNCONVERTED:

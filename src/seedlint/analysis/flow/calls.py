@@ -32,6 +32,7 @@ from seedlint.analysis.objects import (
     UNKNOWN,
     UNKNOWN_SET,
     ArgsObj,
+    ParsedDataclasses,
     ClassObj,
     Constant,
     DictObj,
@@ -84,14 +85,23 @@ class CallsMixin:
         return union(self.call_object(obj, Site(frame, call)) for obj in callees)
 
     def _able_to_bind(self, callees: Values, call: Call) -> Values:
-        """Of several classes a call may build (``data_dict[args.data](root, size=s)``), those
+        """Of the classes a call may build (``data_dict[args.data](root, size=s)``), those
         whose ``__init__`` accepts the arguments written: a class that would raise
-        ``TypeError`` there is not what that call builds. All of them when none does."""
+        ``TypeError`` there is not what that call builds. When every one of them refuses,
+        the call builds nothing, unless a class decorator or a ``__new__`` may change what
+        calling the class does (then all of them are kept)."""
         classes = [obj for obj in callees if isinstance(obj, ClassObj)]
-        if len(classes) < 2 or call.star_args or call.star_kwargs:
+        if not classes or call.star_args or call.star_kwargs:
             return callees
         refused = frozenset(obj for obj in classes if not self._accepts(obj.cls, call))
-        return callees - refused if len(refused) < len(classes) else callees
+        if len(refused) < len(classes):
+            return callees - refused
+        return callees - refused if all(self._plainly_built(obj.cls) for obj in classes) else callees
+
+    def _plainly_built(self, cls: ClassRef) -> bool:
+        """Calling the class runs its ``__init__`` as written: no class decorator, no ``__new__``
+        in the project's part of its ancestry."""
+        return all(not item.cls.decorators and "__new__" not in item.cls.methods for item in self.index.mro(cls))
 
     def _accepts(self, cls: ClassRef, call: Call) -> bool:
         init = self.index.method(cls, "__init__")
@@ -536,6 +546,9 @@ class CallsMixin:
         if isinstance(receiver, ExternalInstance) and receiver.qualified in library.ARGUMENT_PARSERS:
             if name in ("parse_args", "parse_known_args"):
                 return frozenset({ArgsObj(receiver, pair=name == "parse_known_args")})
+        if isinstance(receiver, ExternalInstance) and receiver.qualified in library.DATACLASS_ARGUMENT_PARSERS:
+            if name == "parse_args_into_dataclasses":
+                return frozenset({ParsedDataclasses(receiver)})
         if isinstance(receiver, SeqObj) and name in ("copy", "__iter__"):
             return frozenset({receiver})
         if isinstance(receiver, ClassObj) and name == "__subclasses__":

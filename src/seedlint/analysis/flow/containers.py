@@ -22,6 +22,8 @@ from seedlint.analysis.objects import (
     HParams,
     MethodOf,
     ModuleObj,
+    ParsedDataclass,
+    ParsedDataclasses,
     SeqObj,
     Values,
     hashable,
@@ -97,6 +99,8 @@ class ContainersMixin:
                 found.append(self.param(holder.init_frame, key.value))
             elif isinstance(holder, ArgsObj) and holder.pair and key is not None and key.value == 0:
                 found.append(frozenset({ArgsObj(holder.parser)}))
+            elif isinstance(holder, ParsedDataclasses) and key is not None and isinstance(key.value, int):
+                found.append(self._parsed_dataclass(holder, key.value))
             elif self.registries.is_registry(holder):
                 found.append(self.registries.lookup(holder, index, frame))
             elif isinstance(holder, MethodOf) and holder.name == "__dict__" and isinstance(holder.receiver, ModuleObj):
@@ -106,6 +110,17 @@ class ContainersMixin:
             else:
                 found.append(UNKNOWN_SET)
         return union(found) if found else UNKNOWN_SET
+
+    def _parsed_dataclass(self, parsed: ParsedDataclasses, position: int) -> Values:
+        """The object filled for the dataclass at ``position`` of those the parser was given
+        (``HfArgumentParser((ModelArguments, TrainingArguments))``, or one class alone)."""
+        call = parsed.parser.site.call
+        if not call.args:
+            return UNKNOWN_SET
+        given = self.item(self.eval(call.args[0], parsed.parser.site.frame), Const(position), parsed.parser.site.frame)
+        return frozenset(
+            ParsedDataclass(cls, parsed.parser) if isinstance(cls, (ClassObj, External)) else cls for cls in given
+        )
 
     def _constant_keys(self, index: Value, frame: Frame) -> Optional[Set[object]]:
         """The keys ``d[index]`` may read when each value ``index`` may have is a constant
