@@ -88,8 +88,8 @@ class CallsMixin:
         """Of the classes a call may build (``data_dict[args.data](root, size=s)``), those
         whose ``__init__`` accepts the arguments written: a class that would raise
         ``TypeError`` there is not what that call builds. When every one of them refuses,
-        the call builds nothing, unless a class decorator or a ``__new__`` may change what
-        calling the class does (then all of them are kept)."""
+        the call builds nothing, where each refuses by an ``__init__`` of its own that nothing
+        (a class decorator, a ``__new__``) may bypass; else all of them are kept."""
         classes = [obj for obj in callees if isinstance(obj, ClassObj)]
         if not classes or call.star_args or call.star_kwargs:
             return callees
@@ -99,9 +99,11 @@ class CallsMixin:
         return callees - refused if all(self._plainly_built(obj.cls) for obj in classes) else callees
 
     def _plainly_built(self, cls: ClassRef) -> bool:
-        """Calling the class runs its ``__init__`` as written: no class decorator, no ``__new__``
-        in the project's part of its ancestry."""
-        return all(not item.cls.decorators and "__new__" not in item.cls.methods for item in self.index.mro(cls))
+        """Calling the class runs the ``__init__`` it defines itself, as written: no class
+        decorator, no ``__new__`` in the project's part of its ancestry."""
+        return "__init__" in cls.cls.methods and all(
+            not item.cls.decorators and "__new__" not in item.cls.methods for item in self.index.mro(cls)
+        )
 
     def _accepts(self, cls: ClassRef, call: Call) -> bool:
         init = self.index.method(cls, "__init__")
