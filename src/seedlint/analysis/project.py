@@ -33,7 +33,7 @@ from seedlint.discovery import ProjectTree
 from seedlint.facts.model import Attr, Call, Function, ModuleFacts, Name
 from seedlint.analysis.unloaded import UnloadedModules
 from seedlint.analysis.unnamed_functions import UnnamedFunctions
-from seedlint.knowledge.platforms import LINUX_ONLY
+from seedlint.knowledge.platforms import LINUX_ONLY, UNIX_ONLY
 from seedlint.versions import Resolution, evidence_ranges, nearest_ranges, resolve
 from seedlint.versions.model import declared_linux
 
@@ -160,6 +160,14 @@ class Project:
             if key in LINUX_ONLY:
                 return f"{file}:{line} uses `{key}`: {LINUX_ONLY[key]}"
         return declared_linux(os.path.dirname(os.path.abspath(path)), self.settings.project_root)
+
+    def unix_only(self, path: str) -> Optional[str]:
+        """Why the program of one file cannot run on Windows (it uses a Unix-only name outside
+        a feature check, ``knowledge.platforms.UNIX_ONLY``), else None."""
+        for key, file, line in self._api_uses(os.path.abspath(path)):
+            if key in UNIX_ONLY:
+                return f"{file}:{line} uses `{key}`, which does not exist on Windows"
+        return None
 
     def _api_uses(self, path: str) -> List[Tuple[str, str, int]]:
         """The watched APIs (``knowledge.watched_apis``) that a file and the project modules

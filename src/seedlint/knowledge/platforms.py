@@ -7,6 +7,10 @@ Sources:
   PyTorch": NCCL is available on Linux only).
 - NVIDIA DALI: its installation guide (wheels for Linux x86_64 and aarch64 only).
 - MinkowskiEngine: its README's requirements ("Ubuntu >= 14.04", CUDA; no Windows or macOS build).
+- Unix-only names: the Python library reference marks the signals ``SIGUSR1``, ``SIGUSR2``,
+  ``SIGHUP``, ``SIGKILL``, ``SIGALRM`` and ``signal.alarm``, ``os.fork``, and the modules
+  ``fcntl``, ``resource``, ``pwd`` and ``grp`` "Availability: Unix" (on Windows the names do
+  not exist: ``AttributeError``, ``ModuleNotFoundError``).
 - CUDA on macOS: PyTorch's installation matrix ("Start Locally") offers no CUDA build for
   macOS (its macOS wheels run on the CPU or on Apple's MPS), and torch.cuda's documentation
   ties ``torch.cuda.set_device`` and ``.cuda()`` to a CUDA device; so a program that moves its
@@ -23,6 +27,13 @@ LINUX_ONLY: Dict[str, str] = {
     "MinkowskiEngine": "MinkowskiEngine builds on Linux only",
 }
 """Watched API keys (see ``watched_apis``) and why each one needs Linux."""
+
+
+UNIX_ONLY = frozenset({
+    "signal.SIGUSR1", "signal.SIGUSR2", "signal.SIGHUP", "signal.SIGKILL", "signal.SIGALRM", "signal.alarm", "os.fork",
+    "fcntl", "resource", "pwd", "grp",
+})
+"""Watched API keys that exist on Unix only: a program that uses one does not run on Windows."""
 
 
 CUDA_CALLS = frozenset({"cuda", "torch.cuda.set_device", "torch.cuda.current_device"})

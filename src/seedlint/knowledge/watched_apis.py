@@ -12,10 +12,10 @@ from typing import FrozenSet, Optional
 
 from seedlint.facts.model import Attr, BoolOp, Call, Compare, Const, Name, Not, Value
 from seedlint.knowledge.api_versions import ERAS_BY_API, VOIDING_WRITES, era_of
-from seedlint.knowledge.platforms import LINUX_ONLY
+from seedlint.knowledge.platforms import LINUX_ONLY, UNIX_ONLY
 
 WATCHED_ROOTS: FrozenSet[str] = frozenset(
-    key.split(".", 1)[0].split("(", 1)[0] for key in (*ERAS_BY_API, *LINUX_ONLY, *VOIDING_WRITES)
+    key.split(".", 1)[0].split("(", 1)[0] for key in (*ERAS_BY_API, *LINUX_ONLY, *UNIX_ONLY, *VOIDING_WRITES)
 )
 """The top-level packages whose names the facts pass looks at."""
 
@@ -23,11 +23,11 @@ WATCHED_ROOTS: FrozenSet[str] = frozenset(
 def watched(key: str) -> Optional[str]:
     """The catalogue key ``key`` stands for (an API it is or lies under, or an attribute
     write ``numpy.sctypes=``), else None."""
-    if key in LINUX_ONLY or (key.endswith("=") and key[:-1] in VOIDING_WRITES):
+    if key in LINUX_ONLY or key in UNIX_ONLY or (key.endswith("=") and key[:-1] in VOIDING_WRITES):
         return key
     parts = key.split(".")
     for cut in range(len(parts) - 1, 0, -1):
-        if ".".join(parts[:cut]) in LINUX_ONLY:
+        if ".".join(parts[:cut]) in LINUX_ONLY or ".".join(parts[:cut]) in UNIX_ONLY:
             return ".".join(parts[:cut])
     era = era_of(key)
     return era.api if era is not None else None

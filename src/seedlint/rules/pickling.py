@@ -29,20 +29,28 @@ def where_workers_pickle(project: Project, loader: LoaderCall, frame: Frame, def
         return None  # Python 2 forks on Linux and macOS, and torch never built for it on Windows
     forkserver = all(each.may_be_at_least("3.14") for each in pythons)
     linux = next(filter(None, (project.linux_only(path) for path in paths)), None) or project.linux_only_users(loader.module.path)
+    unix = next(filter(None, (project.unix_only(path) for path in paths)), None)
     cuda = _cuda_on_the_way(frame)
-    no_mac = ""
+    no_mac = no_windows = ""
     if cuda:
         calling, (spelled, span) = cuda
         no_mac = f"; not {NO_CUDA_PLATFORM}, where torch has no CUDA build and the program calls {spelled} at {where(calling.module, span)}"
+    if unix:
+        no_windows = f"; not Windows: {unix}"
+    if linux is None and unix and cuda:
+        linux = f"{unix}, and the program calls {spelled} at {where(calling.module, span)}, which no macOS build of torch runs"
     if linux is None and forkserver:
-        platforms = "Windows and Linux from Python 3.14" if cuda else "Windows, macOS, and Linux from Python 3.14"
-        return f"under the spawn or forkserver start method (the default on {platforms}{no_mac})"
+        platforms = [p for p, out in (("Windows", unix), ("macOS", cuda)) if not out] + ["Linux from Python 3.14"]
+        listed = " and ".join(platforms) if len(platforms) < 3 else f"{', '.join(platforms[:-1])}, and {platforms[-1]}"
+        return f"under the spawn or forkserver start method (the default on {listed}{no_mac}{no_windows})"
     if linux is None:
         # macOS spawns by default from Python 3.8 (the multiprocessing docs' "Changed in version 3.8")
         mac_spawns = all(each.may_be_at_least("3.8") for each in pythons)
-        platforms = "Windows and macOS" if mac_spawns and not cuda else "Windows"
+        platforms = [p for p, out in (("Windows", unix), ("macOS", cuda or not mac_spawns)) if not out]
+        if not platforms:
+            return None
         return (
-            f"under the spawn start method (the default on {platforms}{no_mac if mac_spawns else ''}; "
+            f"under the spawn start method (the default on {' and '.join(platforms)}{no_mac if mac_spawns else ''}{no_windows}; "
             f"Linux forks on the Pythons this project runs on, {python.describe()})"
         )
     if forkserver:

@@ -56,9 +56,11 @@ class UnpicklableWorkerCallable(Rule):
     backend, also through a local name every live assignment binds to `"nccl"`; NVIDIA DALI,
     MinkowskiEngine; code after an `assert` is not behind a feature
     check: it has no other path), or a project whose only installations are
-    Linux-only (a Dockerfile, a conda environment exported on Linux), on Pythons before 3.14
+    Linux-only (a Dockerfile, a conda environment exported on Linux), or one that both uses a
+    Unix-only name (`signal.SIGUSR1`, `os.fork`, the `fcntl` module) and moves its model to CUDA
+    on every run (no macOS build of torch has CUDA), on Pythons before 3.14
     always forks, and is not reported; the message says which start method, and where, can start the workers by
-    pickling. Loaders that use the `fork` start method explicitly are not reported. A loader
+    pickling (a Unix-only name alone rules Windows out of it). Loaders that use the `fork` start method explicitly are not reported. A loader
     the program builds only under an option its defaults do not set (`if args.phase ==
     "analysis":`) is a warning that names the option.
 
