@@ -76,6 +76,15 @@ def test_the_hugging_face_trainers_workers_from_a_parsed_dataclass_are_an_option
     assert "(the workers start when the program runs with `--dataloader_num_workers 4`, as README.md:6 does" in found[0]
 
 
+def test_a_unix_only_program_that_needs_cuda_is_linux_only(tmp_path):
+    # signal.SIGUSR1 rules Windows out, model.cuda() macOS: only Python 3.14's forkserver pickles.
+    found = messages(ROOT / "SDL006" / "local_worker_init_in_a_unix_cuda_program_any_python", tmp_path)
+    assert len(found) == 1
+    assert ("under the forkserver start method (Linux's default from Python 3.14; the program is Linux-only: "
+            "train.py:37 uses `signal.SIGUSR1`, which does not exist on Windows, and the program calls `clips.cuda()` "
+            "at train.py:29, which no macOS build of torch runs)") in found[0]
+
+
 def test_a_worker_count_a_documented_command_sets_cites_the_command(tmp_path):
     found = messages(ROOT / "SDL001" / "workers_passed_by_documented_script", tmp_path)
     assert len(found) == 1
@@ -165,6 +174,12 @@ def test_loaders_a_loop_reads_one_after_another_are_named_as_each(tmp_path):
     assert found[0].startswith(
         "the DistributedSamplers of the DataLoaders at train.py:23 and train.py:24 (the loop reads each) are iterated"
     )
+
+
+def test_a_sampler_read_only_by_the_evaluation_a_training_loop_calls_is_not_named(tmp_path):
+    found = messages(ROOT / "SDL009" / "training_sampler_named_not_the_one_an_evaluation_function_reads", tmp_path)
+    assert len(found) == 1
+    assert found[0].startswith("the DistributedSampler `train_sampler` of the DataLoader at train.py:25 is iterated")
 
 
 def test_a_draw_in_an_object_built_only_under_a_flag_names_the_flag(tmp_path):

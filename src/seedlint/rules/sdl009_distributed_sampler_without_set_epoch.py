@@ -47,7 +47,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     is iterated. Repeated evaluation passes (the loop or the function it calls is named for a
     test, evaluation, validation or prediction, turns gradients off, or calls `eval()`, and no
     gradient step runs in the passes) are not reported: the order of an evaluation changes no
-    result.
+    result. Nor, in a loop that trains on one loader, is a loader it reads only through such
+    an evaluating function (`validate(model, test_loader)` after each epoch).
 
     ## Why is this bad?
     `DistributedSampler` shuffles with a generator seeded by `seed + epoch`, where `epoch`
@@ -94,6 +95,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             samplers = self._without_set_epoch(project, epoch_loop, samplers) if samplers else []
             if not samplers or (_evaluates(epoch_loop) and not _trains(project, epoch_loop)):
                 continue  # an evaluation repeated over the same split: its order changes no result
+            if any(_trains_on(project, epoch_loop, o) for o, _ in samplers):
+                samplers = [(o, found) for o, found in samplers if not _evaluated_only(epoch_loop, o)]
             if _only_refreshed_when_exhausted(epoch_loop) and (
                 epoch_loop.function.name in ("__iter__", "__next__") or _calls_in_callers_loops(project, epoch_loop.frame)
             ):
@@ -300,14 +303,22 @@ def _evaluates(epoch_loop: EpochLoop) -> bool:
     iterate the loader, is named for one (``test``, ``evaluate``, ``validate``, ``infer``,
     ``predict``), turns gradients off, or switches a model to ``eval()``."""
     functions = [epoch_loop.function] + [i.via.function.function for i in epoch_loop.iterations if i.via is not None]
-    for function in functions:
-        if any(word in function.name.lower() for word in EVALUATION_WORDS):
-            return True
-        if any(spelled(d) in NO_GRAD for d in function.decorators):
-            return True
-        if any(spelled(call.func) in NO_GRAD + ("eval",) and not call.args for call in function.calls):
-            return True
-    return False
+    return any(_evaluation_function(function) for function in functions)
+
+
+def _evaluation_function(function) -> bool:
+    if any(word in function.name.lower() for word in EVALUATION_WORDS):
+        return True
+    if any(spelled(d) in NO_GRAD for d in function.decorators):
+        return True
+    return any(spelled(call.func) in NO_GRAD + ("eval",) and not call.args for call in function.calls)
+
+
+def _evaluated_only(epoch_loop: EpochLoop, obj: LoaderObject) -> bool:
+    """Every read of the loader in the epoch loop is in a function the loop calls that
+    evaluates (``valid(args, model, test_loader)``)."""
+    reads = [i for i in epoch_loop.iterations if i.loader.loader.call is obj.loader.call and i.loader.frame.key == obj.frame.key]
+    return bool(reads) and all(i.via is not None and _evaluation_function(i.via.function.function) for i in reads)
 
 
 def _gradient_step(call) -> bool:
