@@ -154,7 +154,14 @@ def test_a_loader_an_or_test_builds_names_its_options_as_alternatives(tmp_path):
     # when any one of the three options is changed.
     found = messages(ROOT / "SDL001" / "validation_loader_built_when_either_option_asks_for_it", tmp_path)
     assert len(found) == 1
-    assert found[0].endswith("(the draw runs only when the program runs with `--num_epochs` or `--val_intervals` or `--test`)")
+    assert found[0].endswith("(the draw runs only when the program runs with `--num_epochs`, `--val_intervals` or `--test`)")
+
+
+def test_alternative_options_beside_a_required_one_read_as_one_of_them():
+    from seedlint.analysis.draw_conditions import Either, spelled_options
+
+    assert spelled_options(["--tracking", Either(["--num_epochs", "--test"])]) == "`--tracking` and one of `--num_epochs` or `--test`"
+    assert spelled_options([Either(["--a", "--b", "--c"])]) == "`--a`, `--b` or `--c`"
 
 
 def test_a_draw_behind_an_option_value_names_the_value_through_a_builder_table(tmp_path):

@@ -32,10 +32,15 @@ class Either(str):
 
 
 def spelled_options(flags: Sequence[str]) -> str:
-    """```--a` and `--b```, with ```--c` or `--d``` for an ``Either``."""
-    return " and ".join(
-        " or ".join(f"`{flag}`" for flag in flag.alternatives) if isinstance(flag, Either) else f"`{flag}`" for flag in flags
-    )
+    """```--a` and `--b```; an ``Either`` is ```--c` or `--d``` alone, ``one of `--c` or
+    `--d``` beside other flags."""
+    def spelled(flag: str) -> str:
+        if not isinstance(flag, Either):
+            return f"`{flag}`"
+        names = [f"`{each}`" for each in flag.alternatives]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}"
+        return listed if len(flags) == 1 else f"one of {listed}"
+    return " and ".join(spelled(flag) for flag in flags)
 
 
 def options_needed(flow, draw: Draw) -> Tuple[str, ...]:
