@@ -85,6 +85,15 @@ def test_a_unix_only_program_that_needs_cuda_is_linux_only(tmp_path):
             "at train.py:29, which no macOS build of torch runs)") in found[0]
 
 
+def test_a_loader_generator_seeded_alike_names_the_loader_and_the_ranks(tmp_path):
+    found = messages(ROOT / "SDL008" / "lightning_loader_generator_seeded_alike_on_every_rank", tmp_path)
+    assert found == [
+        "`self.generator.manual_seed(...)` seeds the generator of the DataLoader at train.py:36 alike on every rank the "
+        "`pl.Trainer(...)` at train.py:54 starts: the loader draws its workers' base seed from it, so worker k of every "
+        "rank gets the same seed and draws the same augmentations; add the rank to the seed (e.g. `seed + rank`)"
+    ]
+
+
 def test_a_worker_count_a_documented_command_sets_cites_the_command(tmp_path):
     found = messages(ROOT / "SDL001" / "workers_passed_by_documented_script", tmp_path)
     assert len(found) == 1

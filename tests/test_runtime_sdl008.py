@@ -175,3 +175,43 @@ def test_accelerate_device_specific_seed_gives_each_rank_its_own_draws(tmp_path)
     ))
     assert len(first) == len(second) == 4
     assert not any(same_noise(a, b) for a in first for b in second)
+
+
+def generator_rank_draws(rank: int, generator_seed: int):
+    """What one rank's workers return in its first epoch when the loader is given its own
+    generator (the workers' NumPy is seeded from torch's per-worker seed, as a seed_worker
+    does): 2 workers, batches of 2, each rank on its own half of the data."""
+    import random
+
+    def seed_worker(worker_id):
+        worker_seed = torch.initial_seed() % 2**32
+        np.random.seed(worker_seed)
+        random.seed(worker_seed)
+
+    class Crops(torch.utils.data.Dataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, index):
+            return int(np.random.randint(0, 2**31))
+
+    dataset = Crops()
+    sampler = DistributedSampler(dataset, num_replicas=RANKS, rank=rank, shuffle=False)
+    loader = torch.utils.data.DataLoader(
+        dataset, batch_size=2, sampler=sampler, num_workers=2, worker_init_fn=seed_worker,
+        generator=torch.Generator().manual_seed(generator_seed), multiprocessing_context="fork",
+    )
+    return [tuple(batch.tolist()) for batch in loader]
+
+
+def test_a_loader_generator_seeded_alike_gives_every_rank_the_same_worker_draws():
+    # SDL008's loader_generator_seeded_alike_on_every_rank: generator.manual_seed(args.seed) on every rank.
+    first, second = (generator_rank_draws(rank, 25) for rank in range(RANKS))
+    assert first == second, "worker k of each rank draws what worker k of the other rank draws"
+    assert len(set(first)) == len(first)
+
+
+def test_a_loader_generator_seeded_with_the_rank_gives_each_rank_its_own_draws():
+    # The clean fixture: generator.manual_seed(args.seed + dist.get_rank()).
+    first, second = (generator_rank_draws(rank, 25 + rank) for rank in range(RANKS))
+    assert not set(first) & set(second)

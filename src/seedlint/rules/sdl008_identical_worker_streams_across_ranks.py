@@ -9,7 +9,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.draw_conditions import exclusive, options_needed_by, spelled_options
-from seedlint.analysis.objects import Constant, Frame, FunctionObj
+from seedlint.analysis.objects import Constant, ExternalInstance, Frame, FunctionObj
 from seedlint.analysis.accelerate_launch import single_process_config
 from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
 from seedlint.analysis.start_methods import SPAWNERS
@@ -25,6 +25,7 @@ from seedlint.knowledge.process_groups import (
 from seedlint.rules.base import Project, Rule, dataset_name, where, workers_condition, workers_evidence, workers_severity
 
 FIX_KIND = "seed-everything-workers"
+TORCH_GENERATORS = frozenset({"torch.Generator", "torch._C.Generator"})
 MAX_PROGRAM = 200
 """Functions one program may reach before the walk stops."""
 MAX_CALLERS = 8
@@ -53,7 +54,13 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       for more) and builds loaders whose workers draw random numbers. Library seeders count as seeding torch (`transformers.set_seed`,
       `accelerate.utils.set_seed` unless given `device_specific=True`, MONAI's
       `set_determinism`), and so do the random
-      transforms that MONAI's own `DataLoader` reseeds in each worker from torch's seed.
+      transforms that MONAI's own `DataLoader` reseeds in each worker from torch's seed;
+    - a DataLoader given its own `generator=g`, where `g.manual_seed(S)` (or
+      `torch.Generator().manual_seed(S)`) has a seed that does not depend on the rank, run by a
+      Trainer that starts several processes or built in the code every rank of a plain DDP
+      program runs: the loader draws its workers' base seed from `g`, not from torch's global
+      generator (a `worker_init_fn` of the loader's own replaces Lightning's, so
+      `seed_everything(S, workers=True)` does not help there).
 
     Only draws that follow torch's per-worker seed count: not those of a stream the
     `worker_init_fn` reseeds with the rank mixed in (`torch.initial_seed() + rank * 100`),
@@ -138,6 +145,44 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                             diagnostic = _stating_the_option_it_needs(project, frame, call, seeding, diagnostic)
                             reported |= keys
                             yield diagnostic
+        yield from self._loader_generators(project)
+
+    # ------------------------------------------------------------------ a loader's own generator
+    def _loader_generators(self, project: Project) -> Iterable[Diagnostic]:
+        """A DataLoader given ``generator=g`` draws its workers' base seed from ``g``: a ``g``
+        seeded alike on every rank gives worker k of every rank the same seed."""
+        reported: Set[Tuple[str, int, int]] = set()
+        for loader in project.loaders.all:
+            if not project.in_focus(loader.module) or loader.argument("generator") is None:
+                continue
+            for frame in project.loaders.contexts(loader):
+                for generator in project.loaders.argument(loader, "generator", frame).values:
+                    if not (isinstance(generator, ExternalInstance) and generator.qualified in TORCH_GENERATORS):
+                        continue
+                    seeding = _generator_seeding(project, generator)
+                    if seeding is None:
+                        continue
+                    call, seed_frame = seeding
+                    key = (seed_frame.module.path, call.span.line, call.span.col)
+                    if key in reported:
+                        continue
+                    origin = project.seeds.origin(call.args[0], seed_frame)
+                    if not origin.fixed or origin.rank_dependent:
+                        continue
+                    if not _drawing_datasets(project, loader, frame, own_generator=True)[0]:
+                        continue
+                    ranks = _ranks_running(project, loader, frame, seed_frame)
+                    if ranks is None:
+                        continue
+                    reported.add(key)
+                    spelled_call = call.func.dotted if isinstance(call.func, Name) else "torch.Generator().manual_seed"
+                    yield self.report(seed_frame.module, call.span, (
+                        f"`{spelled_call}(...)` seeds the generator of the DataLoader at {where(loader.module, loader.call.span)} "
+                        f"alike on {ranks}: the loader draws its workers' base seed from it, so worker k of every rank gets the "
+                        "same seed and draws the same augmentations; add the rank to the seed (e.g. `seed + rank`)"
+                    ), related=[loader.module], evidence=[
+                        (loader.module.path, loader.call.span, "a DataLoader of each rank whose workers draw, given this generator"),
+                    ])
 
     def _judge(self, project: Project, frame: Frame, call: Call, seeding: Seeding) -> Optional[Diagnostic]:
         if TORCH not in seeding.rngs or seeding.seed is None:
@@ -460,6 +505,47 @@ def _seeds_torch(project: Project, call: Call, frame: Frame) -> bool:
     return any(TORCH in seeding.rngs and seeding.seed is not None for seeding in project.seeds.seedings(call, frame))
 
 
+def _generator_seeding(project: Project, generator) -> Optional[Tuple[Call, Frame]]:
+    """The ``manual_seed(seed)`` call on a ``torch.Generator()`` in the function that builds
+    it: chained (``torch.Generator().manual_seed(s)``) or on a name that holds it
+    (``g.manual_seed(s)``, ``self.g.manual_seed(s)``)."""
+    frame = generator.site.frame
+    for call in frame.function.function.calls:
+        if spelled(call.func) != "manual_seed" or not call.args:
+            continue
+        if isinstance(call.func, Attr) and call.func.value is generator.site.call:
+            return call, frame
+        if isinstance(call.func, Name) and "." in call.func.dotted:
+            head = call.func.dotted.rsplit(".", 1)[0]
+            qualified = call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None
+            receiver = Name(head, call.func.span, qualified, call.func.scope)
+            held = project.flow.eval(receiver, frame)
+            if any(isinstance(o, ExternalInstance) and o.site.call is generator.site.call for o in held):
+                return call, frame
+    return None
+
+
+def _ranks_running(project: Project, loader, frame: Frame, seed_frame: Frame) -> Optional[str]:
+    """How the message names the ranks that run the loader: those a multi-process Trainer
+    starts (it runs the loader), or every rank of a DDP program that builds the loader and
+    seeds the generator in the code each rank runs; None when no several ranks run it."""
+    lightning = project.lightning
+    for obj, runners in lightning.reached_objects():
+        if obj.loader.call is not loader.call:
+            continue
+        for runner in runners:
+            if lightning.several_processes(runner):
+                return f"every rank the {_callee(runner.call)} at {where(runner.module, runner.call.span)} starts"
+    if not _starts_process_groups(project) or not _may_start_process_group(project, seed_frame):
+        return None
+    ranks = _rank_program(project, seed_frame, _program(project, seed_frame))
+    if (seed_frame.module.path, seed_frame.function.function.qualname) not in ranks:
+        return None
+    if (frame.module.path, frame.function.function.qualname) not in ranks and (loader.module.path, loader.function.qualname) not in ranks:
+        return None
+    return "every DDP rank"
+
+
 def _draws_in_workers(project: Project, obj) -> bool:
     return _workers_draw(project, obj.loader, obj.frame)
 
@@ -486,18 +572,18 @@ def _workers_draw(project: Project, loader, frame) -> bool:
     return bool(_drawing_datasets(project, loader, frame)[0])
 
 
-def _drawing_datasets(project: Project, loader, frame) -> Tuple[list, list]:
+def _drawing_datasets(project: Project, loader, frame, own_generator: bool = False) -> Tuple[list, list]:
     """The datasets the loader may load whose workers' draws follow torch's per-worker seed,
     and all the datasets it may load: global-RNG draws of a stream that neither the
     worker_init_fn reseeds per rank nor worker code reseeds itself
     (``torch.manual_seed(np.random.randint(...))`` before its torch draws), or a library's RNG
     that the loader itself reseeds from that seed (MONAI's DataLoader). None draw when the
-    loader has no workers or its own generator."""
+    loader has no workers, or (unless ``own_generator`` asks about it) its own generator."""
     loaders = project.loaders
     if not loaders.workers(loader, frame).may_be_positive:
         return [], []
     generator = loaders.argument(loader, "generator", frame)
-    if any(not (isinstance(v, Constant) and v.value is None) for v in generator.values):
+    if not own_generator and any(not (isinstance(v, Constant) and v.value is None) for v in generator.values):
         return [], []  # the workers' base seed comes from the loader's own generator
     init = loaders.worker_init(loader, frame)
     library_reseeds = not init.unknown and all(isinstance(v, Constant) and v.value is None for v in init.values)
