@@ -318,6 +318,12 @@ def test_readme_install_commands_fill_in_what_nothing_else_declares(tmp_path):
         """, "setup.cfg": ""})
     torch = versions(tmp_path / "cuda").get("torch")
     assert torch.may_be_below("1.9") and torch.may_be_at_least("1.12") and not torch.may_be_at_least("1.13")
+    write(tmp_path / "spans", {"README.md": """\
+        `pip install "tracker[api]"` or `pip install torch==1.8.1`
+        """, "setup.cfg": ""})
+    spans = versions(tmp_path / "spans")
+    assert spans.get("torch").describe() == "==1.8.1"
+    assert not spans.get("or").declared and not spans.get("install").declared  # words between two commands
     write(tmp_path / "colab", {"requirements.txt": "monai\n", "README.md": """\
         #### Google Colab Setup (CUDA 12.x, PyTorch 2.6)
 

@@ -909,7 +909,8 @@ def _command_lines(text: str) -> Iterator[Tuple[int, str]]:
             continue
         if any(_PLATFORM_SECTION.search(heading) for heading in headings):
             continue
-        if not stripped.startswith(_INSTALLER_WORDS):
+        spans = raw.startswith("`") and raw.count("`") > 2  # `pip install a` or `pip install b`: each span a command
+        if spans or not stripped.startswith(_INSTALLER_WORDS):
             for inline in _INLINE_CODE.findall(line):  # prose naming a command: "For CUDA 10.2: `pip install torch==1.8.1`"
                 if _PROMPT.sub("", inline.strip()).startswith(_INSTALLER_WORDS):
                     yield number, _PROMPT.sub("", inline.strip())
