@@ -215,3 +215,11 @@ def test_a_loader_generator_seeded_with_the_rank_gives_each_rank_its_own_draws()
     # The clean fixture: generator.manual_seed(args.seed + dist.get_rank()).
     first, second = (generator_rank_draws(rank, 25 + rank) for rank in range(RANKS))
     assert not set(first) & set(second)
+
+
+def test_each_process_starts_torch_from_its_own_initial_seed():
+    # SDL008's clean_loader_generator_seeded_from_each_process_initial_seed: without a
+    # torch.manual_seed first, torch.initial_seed() differs between two fresh processes.
+    read = [sys.executable, "-c", "import torch; print(torch.initial_seed())"]
+    first, second = (subprocess.run(read, check=True, capture_output=True, text=True, timeout=120).stdout for _ in range(2))
+    assert first != second

@@ -16,9 +16,11 @@ from seedlint.analysis.start_methods import SPAWNERS
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
+from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Name
 from seedlint.analysis.worker_init import worker_seedings
-from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS
+from seedlint.rng import (
+    NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS, WORKER_SEED_SOURCES,
+)
 from seedlint.knowledge.process_groups import (
     LIBRARY_PROCESS_GROUP_STARTS, PROCESS_GROUP_START_SPELLINGS, PROCESS_GROUP_STARTS, RANK_SPECIFIC_SEED_SWITCHES,
 )
@@ -166,6 +168,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                     key = (seed_frame.module.path, call.span.line, call.span.col)
                     if key in reported:
                         continue
+                    if _reads_the_process_seed(project, call.args[0], seed_frame):
+                        continue  # torch.initial_seed(): each process draws its own at start-up
                     origin = project.seeds.origin(call.args[0], seed_frame)
                     if not origin.fixed or origin.rank_dependent:
                         continue
@@ -523,6 +527,19 @@ def _generator_seeding(project: Project, generator) -> Optional[Tuple[Call, Fram
             if any(isinstance(o, ExternalInstance) and o.site.call is generator.site.call for o in held):
                 return call, frame
     return None
+
+
+def _reads_the_process_seed(project: Project, value, frame: Frame) -> bool:
+    """The seed reads ``torch.initial_seed()`` in the main process: each process seeds torch
+    from fresh entropy at start-up, so unless the program seeded torch alike first, every
+    rank reads its own."""
+    if isinstance(value, Call):
+        if project.flow.callee_names(value, frame) & WORKER_SEED_SOURCES:
+            return True
+        return any(_reads_the_process_seed(project, v, frame) for v in (*value.args, *(v for _, v in value.kwargs)))
+    if isinstance(value, BinOp):
+        return _reads_the_process_seed(project, value.left, frame) or _reads_the_process_seed(project, value.right, frame)
+    return False
 
 
 def _ranks_running(project: Project, loader, frame: Frame, seed_frame: Frame) -> Optional[str]:
