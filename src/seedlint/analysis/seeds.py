@@ -286,6 +286,18 @@ class Seeds:
                     ))
         return result
 
+    def reads_the_process_seed(self, value: Optional[Value], frame: Frame) -> bool:
+        """The value reads ``torch.initial_seed()`` in the main process: each process seeds
+        torch from fresh entropy at start-up, so unless the program seeded torch alike first,
+        every process (every rank) reads its own."""
+        if isinstance(value, Call):
+            if self.flow.callee_names(value, frame) & WORKER_SEED_SOURCES:
+                return True
+            return any(self.reads_the_process_seed(v, frame) for v in (*value.args, *(v for _, v in value.kwargs)))
+        if isinstance(value, BinOp):
+            return self.reads_the_process_seed(value.left, frame) or self.reads_the_process_seed(value.right, frame)
+        return False
+
     # ------------------------------------------------------------------ origins
     def origin(self, value: Optional[Value], frame: Frame, context: Context = MAIN) -> Origin:
         if value is None:

@@ -9,6 +9,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.draw_conditions import exclusive, options_needed_by, spelled_options
+from seedlint.analysis.flow.shared import method_receiver
 from seedlint.analysis.objects import Constant, ExternalInstance, Frame, FunctionObj
 from seedlint.analysis.accelerate_launch import single_process_config
 from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
@@ -16,11 +17,9 @@ from seedlint.analysis.start_methods import SPAWNERS
 from seedlint.analysis.reach import reachable
 from seedlint.analysis.seeds import Seeding
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Name
+from seedlint.facts.model import MODULE_CODE, Attr, Call, Compare, Name
 from seedlint.analysis.worker_init import worker_seedings
-from seedlint.rng import (
-    NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS, WORKER_SEED_SOURCES,
-)
+from seedlint.rng import NUMPY, NUMPY_GLOBAL_SEEDERS, PYTHON_RANDOM, RNG_OBJECT, STDLIB_GLOBAL_SEEDERS, TORCH, TORCH_GLOBAL_SEEDERS
 from seedlint.knowledge.process_groups import (
     LIBRARY_PROCESS_GROUP_STARTS, PROCESS_GROUP_START_SPELLINGS, PROCESS_GROUP_STARTS, RANK_SPECIFIC_SEED_SWITCHES,
 )
@@ -168,7 +167,7 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                     key = (seed_frame.module.path, call.span.line, call.span.col)
                     if key in reported:
                         continue
-                    if _reads_the_process_seed(project, call.args[0], seed_frame):
+                    if project.seeds.reads_the_process_seed(call.args[0], seed_frame):
                         continue  # torch.initial_seed(): each process draws its own at start-up
                     origin = project.seeds.origin(call.args[0], seed_frame)
                     if not origin.fixed or origin.rank_dependent:
@@ -520,26 +519,10 @@ def _generator_seeding(project: Project, generator) -> Optional[Tuple[Call, Fram
         if isinstance(call.func, Attr) and call.func.value is generator.site.call:
             return call, frame
         if isinstance(call.func, Name) and "." in call.func.dotted:
-            head = call.func.dotted.rsplit(".", 1)[0]
-            qualified = call.func.qualified.rsplit(".", 1)[0] if call.func.qualified else None
-            receiver = Name(head, call.func.span, qualified, call.func.scope)
-            held = project.flow.eval(receiver, frame)
+            held = project.flow.eval(method_receiver(call.func), frame)
             if any(isinstance(o, ExternalInstance) and o.site.call is generator.site.call for o in held):
                 return call, frame
     return None
-
-
-def _reads_the_process_seed(project: Project, value, frame: Frame) -> bool:
-    """The seed reads ``torch.initial_seed()`` in the main process: each process seeds torch
-    from fresh entropy at start-up, so unless the program seeded torch alike first, every
-    rank reads its own."""
-    if isinstance(value, Call):
-        if project.flow.callee_names(value, frame) & WORKER_SEED_SOURCES:
-            return True
-        return any(_reads_the_process_seed(project, v, frame) for v in (*value.args, *(v for _, v in value.kwargs)))
-    if isinstance(value, BinOp):
-        return _reads_the_process_seed(project, value.left, frame) or _reads_the_process_seed(project, value.right, frame)
-    return False
 
 
 def _ranks_running(project: Project, loader, frame: Frame, seed_frame: Frame) -> Optional[str]:

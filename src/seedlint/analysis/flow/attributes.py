@@ -55,6 +55,7 @@ from seedlint.facts.model import (
     Value,
 )
 from seedlint.analysis.flow.shared import (
+    method_receiver,
     _option_dest,
     _same_parser,
     _group_of,
@@ -166,9 +167,7 @@ class AttributesMixin:
     def _made_on(self, call: Call, parser: ExternalInstance, frame: Frame) -> bool:
         """The ``add_argument``/``set_defaults`` call is made on ``parser``, one of its
         groups, or a parser it copies options from (``ArgumentParser(parents=[...])``)."""
-        func = call.func
-        receiver = Name(func.dotted.rsplit(".", 1)[0], func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
-        return any(self._holds_options_of(h, parser, frame) for h in self.eval(receiver, frame))
+        return any(self._holds_options_of(h, parser, frame) for h in self.eval(method_receiver(call.func), frame))
 
     def _holds_options_of(self, holder: Obj, parser: ExternalInstance, frame: Frame, depth: int = 0) -> bool:
         if _same_parser(holder, parser) or (isinstance(holder, ExternalInstance) and _group_of(holder, parser, self, frame)):

@@ -190,6 +190,13 @@ def _is_classmethod(function: Function) -> bool:
     return any(isinstance(d, Name) and d.dotted == "classmethod" for d in function.decorators)
 
 
+def method_receiver(func: Name) -> Name:
+    """``parser`` in ``parser.add_argument``, ``self.g`` in ``self.g.manual_seed``: the name a
+    dotted method call is made on, read where the call is."""
+    head = func.dotted.rsplit(".", 1)[0]
+    return Name(head, func.span, func.qualified.rsplit(".", 1)[0] if func.qualified else None, func.scope)
+
+
 def _spelled(value: Value) -> str:
     if isinstance(value, Name):
         return value.dotted.rsplit(".", 1)[-1]
