@@ -62,6 +62,16 @@ def test_a_worker_count_only_an_undocumented_option_sets_is_stated_as_a_conditio
     )
 
 
+def test_options_reach_a_function_torch_multiprocessing_spawn_runs(tmp_path):
+    # mp.spawn(main_worker, args=(args.gpus, args)) calls main_worker(i, args.gpus, args).
+    found = messages(ROOT / "SDL002" / "spawned_worker_options_bound_from_spawn_args", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith(
+        "(only when the program runs with `--workers` above 0: its default starts no workers, and no command the "
+        "project documents passes it)"
+    )
+
+
 def test_the_hugging_face_trainers_workers_from_a_parsed_dataclass_are_an_option(tmp_path):
     # HfArgumentParser(PromptArguments).parse_args_into_dataclasses()[0] fills
     # dataloader_num_workers from `--dataloader_num_workers`, TrainingArguments' default 0.

@@ -5,7 +5,9 @@ Candidates are found by spelling first (a module's calls are indexed once by the
 identifier of the callee: ``build_loader``, ``.set_epoch``, the class name for
 ``__init__``), in the modules already analysed and in the project files that mention the
 name; each candidate is then confirmed by evaluating its callee. A decorator is a call
-site too: ``@register("voc")`` calls what ``register("voc")`` returns with the class.
+site too: ``@register("voc")`` calls what ``register("voc")`` returns with the class, and so
+is a launch (``mp.spawn(main_worker, args=(ngpus, args))`` calls ``main_worker(i, ngpus, args)``;
+see ``knowledge.launchers``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,22 @@ from typing import Dict, List, Set, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
-from seedlint.facts.model import MODULE_CODE, Attr, Call, DictDisplay, Function, Lambda, ModuleFacts, Name, Seq, Subscript, Value
+from seedlint.facts.model import (
+    MODULE_CODE,
+    UNKNOWN,
+    Attr,
+    Call,
+    Const,
+    DictDisplay,
+    Function,
+    Lambda,
+    ModuleFacts,
+    Name,
+    Seq,
+    Subscript,
+    Value,
+)
+from seedlint.knowledge.launchers import LAUNCHER_NAMES, LAUNCHERS
 
 MAX_NEW_FILES = 20
 """Project files parsed to find the callers of one function; beyond it the answer is
@@ -101,19 +118,46 @@ class CallSites:
         """The spelled callee -> its calls, in every indexed module."""
         self._decorated: Dict[str, List[Tuple[ModuleFacts, Call]]] = {}
         """The spelled decorator -> its applications (``deco(cls)`` calls)."""
+        self._launched: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
+        """The spelled function a launch call is given -> the call of it the launch makes."""
         self._subclasses: Dict[str, List[Tuple[ModuleFacts, object]]] = {}
         """A spelled base class -> the classes that list it."""
         self._budget = MAX_NEW_FILES_PER_RUN
 
     def of(self, frame: Frame) -> Tuple[List[Site], bool]:
-        """The sites that may call the frame's function (with its receiver), and whether
-        the search saw every candidate."""
+        """The sites that may call the frame's function (with its receiver) in the process
+        that makes the call, and whether the search saw every candidate."""
         key = (frame.function.key, frame.receiver.key if frame.receiver is not None else None)
         found = self._memo.get(key)
         if found is None:
             self._memo[key] = ([], True)
             found = self._memo[key] = self._search(frame)
         return found
+
+    def binding(self, frame: Frame) -> Tuple[List[Site], bool]:
+        """The sites whose arguments the frame's parameters may be bound to: its callers
+        (``of``) and the launches that run it in another process or thread."""
+        sites, complete = self.of(frame)
+        launches = self.launches(frame)
+        return (sites + launches, complete) if launches else (sites, complete)
+
+    def launches(self, frame: Frame) -> List[Site]:
+        """The launch calls that run the frame's function (``mp.spawn(f, args=...)``,
+        ``Process(target=f, ...)``), each as the call of ``f`` it makes."""
+        key = ("launches", frame.function.key)
+        found = self._memo.get(key)
+        if found is not None:
+            return found[0]
+        names, _ = self._spellings(frame.function)
+        sites: List[Site] = []
+        if names and frame.receiver is None:
+            modules, _ = self._modules(names, frame.function.module)
+            self._index_modules(modules)
+            for module, function, call in self._hits(self._launched, names, modules):
+                caller = self.flow.function_frame(module, function)
+                sites.extend(self._matches(call, caller, frame))
+        self._memo[key] = (sites, True)
+        return sites
 
     # ------------------------------------------------------------------ search
     def _search(self, frame: Frame) -> Tuple[List[Site], bool]:
@@ -246,6 +290,10 @@ class CallSites:
             for function, call in module.all_calls():
                 for name in _spellings_of(call.func):
                     self._calls.setdefault(name, []).append((module, function, call))
+                launched = _launched_call(call) if spelled(call.func) in LAUNCHER_NAMES else None
+                if launched is not None:
+                    for name in _spellings_of(launched.func):
+                        self._launched.setdefault(name, []).append((module, function, launched))
             for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
                 if "." in definition.qualname:
                     continue
@@ -307,6 +355,38 @@ class CallSites:
                 if method is not None and method.key == wanted:
                     found.append(Site(caller, call, 1))
         return found
+
+
+def _launched_call(call: Call) -> "Call | None":
+    """The call of its function that a launch call makes (``mp.spawn(f, args=(a,))``:
+    ``f(<process index>, a)``), or None when ``call`` is no launch of a known launcher."""
+    func = call.func
+    launcher = LAUNCHERS.get(func.qualified or "") if isinstance(func, Name) else None
+    if launcher is None:
+        return None
+    function = call.argument(launcher.function_keyword, launcher.function_position)
+    if function is None:
+        return None
+    args = [UNKNOWN] * launcher.leading
+    stars: Tuple[Value, ...] = ()
+    passed = call.argument(launcher.args_keyword, launcher.args_position)
+    if isinstance(passed, Seq):
+        args.extend(passed.items)
+    elif passed is not None:
+        stars = (passed,)
+    kwargs: Tuple[Tuple[str, Value], ...] = ()
+    double_stars: Tuple[Value, ...] = ()
+    named = call.kwarg(launcher.kwargs_keyword) if launcher.kwargs_keyword else None
+    if isinstance(named, DictDisplay) and not named.stars and all(
+        isinstance(k, Const) and isinstance(k.value, str) for k in named.keys
+    ):
+        kwargs = tuple((k.value, v) for k, v in zip(named.keys, named.values))  # type: ignore[union-attr]
+    elif named is not None:
+        double_stars = (named,)
+    return Call(
+        function, tuple(args), kwargs, call.span, star_args=bool(stars), star_kwargs=bool(double_stars),
+        stars=stars, double_stars=double_stars, guards=call.guards,
+    )
 
 
 def _containers_holding(target: FunctionRef) -> Set[str]:

@@ -40,7 +40,7 @@ class FramesMixin:
         """For each known call of the frame's function (the first ``most``), the call and the
         frame the function runs in for it; and whether every call is known. A guard decided
         in each such frame is decided for every caller the search found."""
-        sites, complete = self.callsites.of(frame)
+        sites, complete = self.callsites.binding(frame)
         if len(sites) > most:
             timing.limit_hit("calls decided one by one")
         return [(site, self.frame(frame.function, frame.receiver, site)) for site in sites[:most]], complete

@@ -57,7 +57,7 @@ class ParametersMixin:
                 return frozenset({ClassObj(owner) if _is_classmethod(function) else Instance(owner, None)})
         if frame.site is not None:
             return self.bound_argument(frame.function, frame.site, name)
-        sites, complete = self.callsites.of(frame)
+        sites, complete = self.callsites.binding(frame)
         found = [self.bound_argument(frame.function, site, name) for site in sites]
         if not sites:
             default = _default(function, name)
@@ -92,7 +92,7 @@ class ParametersMixin:
                 return [(config, self.module_frame(frame.module))], True
         if frame.site is not None:
             return self._site_expressions(frame.function, frame.site, name)
-        sites, complete = self.callsites.of(frame)
+        sites, complete = self.callsites.binding(frame)
         found: List[Tuple[Value, Frame]] = []
         for site in sites:
             expressions, closed = self._site_expressions(frame.function, site, name)
