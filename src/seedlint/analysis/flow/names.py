@@ -25,17 +25,21 @@ from seedlint.analysis.objects import (
     Obj,
     SeqObj,
     Values,
+    hashable,
 )
 from seedlint.facts.model import (
     MODULE_CODE,
     Assign,
     Call,
+    Const,
+    DictDisplay,
     Function,
     Guard,
     Loop,
     ModuleFacts,
     Name,
     Span,
+    Value,
 )
 from seedlint.analysis.flow.shared import (
     _reaching,
@@ -210,29 +214,49 @@ class NamesMixin:
                 return True
             return any(_inside(loop.span, read) and _inside(loop.span, span) for loop in function.loops)
 
+        def surely_before(span: Span, guards) -> bool:
+            """Runs, once, whenever the read does, before it: a later write of a key replaces it."""
+            return read is not None and _before(span, read) and not guards and not any(
+                _inside(loop.span, span) for loop in function.loops
+            )
+
         mutations = [(call, spread) for call, spread in self._mutation_calls(frame.module, function, dotted)
                      if may_precede(call.span) and self.guards_may_hold(call.guards, frame)]
-        stored = [
-            Entry(item.value, frame, key) for item in function.item_assigns
+        stores = [
+            item for item in function.item_assigns
             if isinstance(item.container, Name) and item.container.qualified is None and item.container.dotted == dotted
             and may_precede(item.span) and self.guards_may_hold(item.guards, frame)
-            for key in self._static_keys(item.key, frame)
         ]
-        if not mutations and not stored:
+        if not mutations and not stores:
             return values
+        writes: List[Tuple[Span, List[Entry], Set[object]]] = []
+        """Each write into a dict, in source order: its entries and the keys it surely replaces."""
+        for call, _ in mutations:
+            if not _is_dict_mutator(call):
+                continue
+            entries = [Entry(v, frame, key) for key, v in call.kwargs]
+            entries += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1] if _spelled_last(call) == "update"]
+            replaced = set()
+            if _spelled_last(call) == "update" and surely_before(call.span, call.guards):
+                replaced = {key for key, _ in call.kwargs} | _display_keys(call.args[0] if call.args else None)
+            writes.append((call.span, entries, replaced))
+        for item in stores:
+            keys = self._static_keys(item.key, frame)
+            single = len(keys) == 1 and keys[0] is not Entry.ANY and surely_before(item.span, item.guards)
+            writes.append((item.span, [Entry(item.value, frame, key) for key in keys], set(keys) if single else set()))
+        writes.sort(key=lambda write: (write[0].line, write[0].col))
         changed: Set[Obj] = set()
         for obj in values:
             if isinstance(obj, SeqObj):
                 extra = [Entry(call.args[-1], frame, spread=spread) for call, spread in mutations if call.args and not _is_dict_mutator(call)]
                 changed.add(SeqObj(obj.entries + tuple(extra), obj.open, indexable=False))
             elif isinstance(obj, DictObj):
-                extra = []
-                for call, _ in mutations:
-                    if not _is_dict_mutator(call):
-                        continue
-                    extra += [Entry(v, frame, key) for key, v in call.kwargs]
-                    extra += [Entry(a, frame, Entry.ANY, spread=True) for a in call.args[:1] if _spelled_last(call) == "update"]
-                changed.add(DictObj(obj.entries + tuple(extra) + tuple(stored), obj.open, obj.origin, obj.attributes))
+                entries = list(obj.entries)
+                for _, written, replaced in writes:
+                    if replaced:
+                        entries = [e for e in entries if e.spread or not hashable(e.key) or e.key not in replaced]
+                    entries += written
+                changed.add(DictObj(tuple(entries), obj.open, obj.origin, obj.attributes))
             else:
                 changed.add(obj)
         return frozenset(changed)
@@ -242,9 +266,13 @@ class NamesMixin:
         found = self._mutations.get(key)
         if found is None:
             found = []
+            own = f"{module.name}.{dotted}." if module.name else f"{dotted}."
             for call in function.calls:
                 func = call.func
-                if isinstance(func, Name) and func.qualified is None and func.dotted.rpartition(".")[0] == dotted:
+                if not isinstance(func, Name) or func.dotted.rpartition(".")[0] != dotted:
+                    continue
+                # a module's own variable is spelled as a qualified global name, in module code too
+                if func.qualified is None or func.qualified == own + func.dotted.rpartition(".")[2]:
                     method = func.dotted.rpartition(".")[2]
                     if method in LIST_MUTATORS or method in DICT_MUTATORS:
                         found.append((call, LIST_MUTATORS.get(method, False)))
@@ -330,3 +358,10 @@ class NamesMixin:
                     found.setdefault(name, []).append(function)
             self._writers[module.path] = found
         return found
+
+
+def _display_keys(value: Optional[Value]) -> Set[object]:
+    """The constant keys of a dict display (``d.update({"a": 1})``); none for anything else."""
+    if not isinstance(value, DictDisplay) or value.stars:
+        return set()
+    return {key.value for key in value.keys if isinstance(key, Const) and hashable(key.value)}
