@@ -55,7 +55,10 @@ from seedlint.facts.model import (
     Value,
 )
 from seedlint.analysis.flow.shared import (
+    _before,
+    _inside,
     method_receiver,
+    names_read,
     _option_dest,
     _same_parser,
     _group_of,
@@ -108,7 +111,7 @@ class AttributesMixin:
                 return self.eval(argument, obj.site.frame) if argument is not None else frozenset({NONE})
             return frozenset({MethodOf(obj, name)})
         if isinstance(obj, ArgsObj) and not obj.pair:
-            return self._argparse_default(obj.parser, name)
+            return self._parsed_attribute(obj, name)
         if isinstance(obj, HParams):
             return self.param(obj.init_frame, name) if obj.holds(name) else UNKNOWN_SET
         if isinstance(obj, DictObj) and obj.attributes and not name.startswith("__"):
@@ -119,6 +122,45 @@ class AttributesMixin:
         if isinstance(obj, (DictObj, SeqObj, Constant, FunctionObj, MethodOf)):
             return frozenset({MethodOf(obj, name)})
         return UNKNOWN_SET
+
+    def _parsed_attribute(self, parsed: ArgsObj, name: str) -> Values:
+        """An attribute of the namespace ``parse_args()`` returns: the option's values, and
+        what the code stores into it (``args.workers = 0``). A store that surely runs right
+        after the parse, before the namespace is handed to any call, replaces the option."""
+        self._attribute_assignments()
+        stored: List[Values] = []
+        replaced = False
+        for module, function, assign, head in self._assigned_attributes.get(name, ()):
+            frame = self.function_frame(module, function)
+            holder = assigned_head(head, assign, module, function)
+            if not any(isinstance(o, ArgsObj) and o.key == parsed.key for o in self.eval(holder, frame)):
+                continue
+            stored.append(self.eval(assign.value, frame))
+            replaced = replaced or self._replaces_parsed_option(function, assign, head, name, frame, parsed)
+        if replaced:
+            return union(stored)
+        return union([self._argparse_default(parsed.parser, name)] + stored)
+
+    def _replaces_parsed_option(self, function: Function, store: Assign, head: str, name: str, frame: Frame, parsed: ArgsObj) -> bool:
+        """``args = parser.parse_args()`` then ``args.name = value`` in the same function,
+        the store unconditional, outside loops and ``try`` bodies, its value not reading
+        ``args.name``, and no call between the two given ``args``."""
+        if store.guards or "." in head or any(_inside(loop.span, store.span) for loop in function.loops):
+            return False
+        if any(_inside(body, store.span) for body in function.try_bodies) or _reads_attribute(store.value, head, name):
+            return False
+        parses = [
+            a for a in function.assigns
+            if a.target == head and _before(a.span, store.span)
+            and any(isinstance(o, ArgsObj) and o.key == parsed.key for o in self.eval(a.value, frame))
+        ]
+        if not parses:
+            return False
+        start = parses[-1].span
+        return not any(
+            _before(start, call.span) and _before(call.span, store.span) and _passes_name(call, head)
+            for call in function.calls
+        )
 
     def _argparse_default(self, parser: ExternalInstance, dest: str) -> Values:
         """The values the option stored in ``dest`` may hold: its default, or whatever the
@@ -675,3 +717,15 @@ def assigned_head(head: str, assign: Assign, module: ModuleFacts, function: Func
     """The name ``head`` of ``head.attribute = value``, as read where the assignment is."""
     at_module = function.qualname == MODULE_CODE
     return Name(head, assign.span, f"{module.name}.{head}" if at_module and module.name else None, "" if at_module else function.qualname)
+
+
+
+def _reads_attribute(value: Value, head: str, name: str) -> bool:
+    """The expression reads ``head.name`` (or all of ``head``) somewhere."""
+    return any(n.dotted == head or n.dotted == f"{head}.{name}" or n.dotted.startswith(f"{head}.{name}.") for n in names_read(value))
+
+
+def _passes_name(call: Call, head: str) -> bool:
+    """The call is given ``head`` itself (``train(args)``, ``vars(args)``, ``f(*args)``)."""
+    given = list(call.args) + [v for _, v in call.kwargs] + list(call.stars) + list(call.double_stars)
+    return any(isinstance(v, Name) and v.dotted == head for v in given)

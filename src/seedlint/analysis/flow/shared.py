@@ -4,7 +4,8 @@ of value sets, and small readers of facts (spellings, spans, reaching assignment
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Set, Tuple
+import dataclasses
+from typing import Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from seedlint import timing
 from seedlint.analysis.objects import (
@@ -148,6 +149,20 @@ def _same_flag(test: Value, other: Value, function: Function) -> bool:
     chain = {".".join(parts[:cut]) for cut in range(1, len(parts) + 1)}
     first = min((test.span.line, test.span.col), (other.span.line, other.span.col))
     return not any(a.target in chain and (a.span.line, a.span.col) >= first for a in function.assigns)
+
+
+def names_read(value: Value) -> Iterator[Name]:
+    """The names an expression reads, at any depth (not those of the ``if`` guards a
+    call runs under)."""
+    pending: list = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Name):
+            yield node
+        elif isinstance(node, (list, tuple)):
+            pending.extend(node)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            pending.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "guards")
 
 
 def _inside(outer: Span, inner: Span) -> bool:
