@@ -242,6 +242,10 @@ class Constant(Obj):
         self.value = value
         self.key = ("constant", type(value).__name__, value if hashable(value) else repr(value))
 
+    def with_value(self, value: object) -> "Constant":
+        """A constant computed from this one (``name.lower()``), from the same place."""
+        return Constant(value)
+
 
 def hashable(value: object) -> bool:
     try:
@@ -265,6 +269,9 @@ class ConfiguredConstant(Constant):
         self.place = place
         self.key = self.key + ("configured", place)
 
+    def with_value(self, value: object) -> "Constant":
+        return ConfiguredConstant(value, self.place)
+
 
 class OptionConstant(Constant):
     """A constant only the command line gives an option (``True`` of a ``store_true`` flag,
@@ -276,6 +283,9 @@ class OptionConstant(Constant):
         super().__init__(value)
         self.option = option
         self.key = self.key + ("option", option)
+
+    def with_value(self, value: object) -> "Constant":
+        return OptionConstant(value, self.option)
 
 
 class DocumentedConstant(Constant):
@@ -291,6 +301,9 @@ class DocumentedConstant(Constant):
         self.file = file
         self.line = line
         self.key = self.key + ("documented", file, line)
+
+    def with_value(self, value: object) -> "Constant":
+        return DocumentedConstant(value, self.spelled, self.file, self.line)
 
 
 class Entry:

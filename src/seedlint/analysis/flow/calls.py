@@ -72,6 +72,12 @@ MAX_JOINED_PATHS = 64
 """Paths one ``os.path.join`` of several known parts may make; more is unknown."""
 
 
+STRING_METHODS = frozenset({
+    "lower", "upper", "casefold", "capitalize", "title", "strip", "lstrip", "rstrip", "replace",
+    "removeprefix", "removesuffix", "startswith", "endswith", "split", "rsplit",
+})
+"""``str`` methods the value flow computes for a constant string (they only read it)."""
+
 class CallsMixin:
     def _call(self, call: Call, frame: Frame) -> Values:
         func = call.func
@@ -553,6 +559,8 @@ class CallsMixin:
                 return frozenset({ParsedDataclasses(receiver)})
         if isinstance(receiver, SeqObj) and name in ("copy", "__iter__"):
             return frozenset({receiver})
+        if isinstance(receiver, Constant) and isinstance(receiver.value, str) and name in STRING_METHODS:
+            return self._string_method(receiver, name, call, frame)
         if isinstance(receiver, ClassObj) and name == "__subclasses__":
             return frozenset({self._subclasses(receiver.cls)})
         if self.registries.is_registry(receiver):
@@ -564,6 +572,22 @@ class CallsMixin:
         if isinstance(receiver, ModuleObj) and name == "__dict__":
             return UNKNOWN_SET
         return UNKNOWN_SET
+
+    def _string_method(self, receiver: Constant, name: str, call: Call, frame: Frame) -> Values:
+        """``name.lower()``, ``path.endswith(".json")``: what the method gives for a string
+        constant, when its arguments are constants too."""
+        if call.kwargs or call.star_args or call.star_kwargs:
+            return UNKNOWN_SET
+        arguments = [self.constant(argument, frame) for argument in call.args]
+        if any(argument is None for argument in arguments):
+            return UNKNOWN_SET
+        try:
+            result = getattr(receiver.value, name)(*(argument.value for argument in arguments))
+        except (AttributeError, TypeError, ValueError):
+            return UNKNOWN_SET
+        if isinstance(result, list):
+            return frozenset({SeqObj([Entry(Const(part), frame) for part in result])})
+        return frozenset({receiver.with_value(result)})
 
     def _subclasses(self, cls: ClassRef) -> SeqObj:
         """``Base.__subclasses__()``: the project classes that name ``Base`` among their bases
