@@ -72,6 +72,13 @@ def test_options_reach_a_function_torch_multiprocessing_spawn_runs(tmp_path):
     )
 
 
+def test_a_dataset_class_only_a_non_default_option_picks_is_stated_as_a_condition(tmp_path):
+    # Data = data_dict[args.data] with --data defaulting to "clean": `Noisy` needs --data noisy.
+    found = messages(ROOT / "SDL001" / "dataset_class_picked_only_by_a_non_default_option", tmp_path)
+    assert len(found) == 1
+    assert found[0].endswith("(`Noisy` is built only when the program runs with `--data noisy`)")
+
+
 def test_the_hugging_face_trainers_workers_from_a_parsed_dataclass_are_an_option(tmp_path):
     # HfArgumentParser(PromptArguments).parse_args_into_dataclasses()[0] fills
     # dataloader_num_workers from `--dataloader_num_workers`, TrainingArguments' default 0.

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from seedlint.analysis.objects import Constant, Frame, FromCommandLine, Instance, OptionConstant, Values
+from seedlint.analysis.objects import ClassObj, Constant, Frame, FromCommandLine, Instance, OptionConstant, Values
 from seedlint.analysis.flow.shared import _compare_constants, _simple, _truth_of, combined_truth
 from seedlint.analysis.workers import Draw, Reached
-from seedlint.facts.model import Attr, BoolOp, Call, Compare, Const, Guard, Name, Not, Value
+from seedlint.facts.model import Attr, BoolOp, Call, Compare, Const, Guard, Name, Not, Subscript, Value
 
 AFFIX_TESTS = ("startswith", "endswith")
 
@@ -78,7 +78,7 @@ def options_building(flow, holder) -> Tuple[str, ...]:
     while frame.site is not None:
         tests.append((frame.site.call.guards, frame.site.frame))
         frame = frame.site.frame
-    found = options_needed_by(flow, tests)
+    found = options_needed_by(flow, tests) + options_choosing(flow, holder)
     if found or frame is not holder.site.frame or not holder.site.call.guards:
         return found
     # Built in a function called from elsewhere (``get_loader(args)``): decided in each of
@@ -89,6 +89,51 @@ def options_building(flow, holder) -> Tuple[str, ...]:
     per_caller = [options_needed_by(flow, [(holder.site.call.guards, called)]) for _, called in calls]
     shared = [flag for flag in per_caller[0] if all(flag in flags for flags in per_caller[1:])]
     return tuple(shared)
+
+
+def options_choosing(flow, instance) -> Tuple[str, ...]:
+    """The option values without which the program's defaults pick another class where the
+    dataset is built by a lookup (``DATASETS[args.dataset.lower()](...)``, or ``Data =
+    data_dict[args.data]`` then ``Data(...)``, with the option's default naming another
+    key): ``("--dataset Noisy",)``; () when the defaults may pick it, or that is not decided."""
+    site = getattr(instance, "site", None)
+    if not isinstance(instance, Instance) or site is None:
+        return ()
+    lookup = _lookup(site.call.func, site.frame)
+    if lookup is None:
+        return ()
+    holder, index = lookup
+    keys = flow.eval(index, site.frame)
+    if not keys or not all(isinstance(key, Constant) for key in keys) or not any(isinstance(key, OptionConstant) for key in keys):
+        return ()
+    holders = flow.eval(holder, site.frame)
+
+    def picks(key: Constant) -> bool:
+        return any(
+            isinstance(obj, ClassObj) and obj.cls.key == instance.cls.key
+            for obj in flow.item(holders, Const(key.value), site.frame)
+        )
+
+    defaults = [key for key in keys if not isinstance(key, OptionConstant)]
+    if not defaults or any(picks(key) for key in defaults):
+        return ()
+    chosen = sorted({f"{key.option} {key.typed}" for key in keys if isinstance(key, OptionConstant) and key.option and picks(key)})
+    if not chosen:
+        return ()
+    return (chosen[0],) if len(chosen) == 1 else (Either(chosen),)
+
+
+def _lookup(func: Value, frame: Frame) -> Optional[Tuple[Value, Value]]:
+    """The container and key of the lookup a callee is: ``DATASETS[key]`` itself, or a local
+    name every assignment of which in the function binds to one lookup."""
+    if isinstance(func, Subscript):
+        return func.value, func.index
+    if not isinstance(func, Name) or func.qualified is not None or "." in func.dotted:
+        return None
+    assigns = [a for a in frame.function.function.assigns if a.target == func.dotted]
+    if len(assigns) != 1 or not isinstance(assigns[0].value, Subscript):
+        return None
+    return assigns[0].value.value, assigns[0].value.index
 
 
 def _guards_on_the_way(draw: Draw) -> List[Tuple[Sequence[Guard], Frame]]:

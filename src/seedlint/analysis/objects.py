@@ -277,15 +277,17 @@ class OptionConstant(Constant):
     """A constant only the command line gives an option (``True`` of a ``store_true`` flag,
     one of its ``choices`` other than the default): ``option`` is its flag (``--dense_sample``)."""
 
-    __slots__ = ("option",)
+    __slots__ = ("option", "typed")
 
-    def __init__(self, value: object, option: str) -> None:
+    def __init__(self, value: object, option: str, typed: object = None) -> None:
         super().__init__(value)
         self.option = option
+        self.typed = value if typed is None else typed
+        """The value as the command line gives it (before ``.lower()`` and the like)."""
         self.key = self.key + ("option", option)
 
     def with_value(self, value: object) -> "Constant":
-        return OptionConstant(value, self.option)
+        return OptionConstant(value, self.option, self.typed)
 
 
 class DocumentedConstant(Constant):

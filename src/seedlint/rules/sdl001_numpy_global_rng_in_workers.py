@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Tuple
 
-from seedlint.analysis.draw_conditions import options_needed, options_needed_by, spelled_options
+from seedlint.analysis.draw_conditions import options_choosing, options_needed, options_needed_by, spelled_options
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import Constant, FunctionObj, Instance
 from seedlint.analysis.reach import reachable
@@ -60,7 +60,10 @@ class NumpyGlobalRngInWorkers(Rule):
     names a draw that runs with the program's defaults when there is one; a dataset that draws
     only under an option the command line sets (`if self.dense_sample:` from a `store_true`
     flag, one of an option's `choices`) is reported as a warning that says so (`the draw runs
-    only when the program runs with --dense_sample`).
+    only when the program runs with --dense_sample`), and so is a dataset class that a lookup
+    picks only for an option value other than the default (`DATASETS[args.dataset]` with
+    `--dataset` defaulting to another key: `` `Noisy` is built only when the program runs
+    with `--dataset noisy` ``).
 
     ## Why is this bad?
     Before torch 1.9, DataLoader workers are forked from the parent with an identical copy of
@@ -170,7 +173,7 @@ class NumpyGlobalRngInWorkers(Rule):
             f"DataLoader workers draw from NumPy's global RNG (`{draw.spelled}`{_releases_drawing(draw)} in `{function.function.qualname}`, "
             f"{where(function.module, draw.call.span)}, {_reached_from(instance, loader, collate)}) but "
             + ("no worker_init_fn seeds it" if no_init else _init_verdict(project, init, loader, frame, instance))
-            + f": {effect}{workers_condition(workers)}{_draw_condition(project, draw)}"
+            + f": {effect}{workers_condition(workers)}{_draw_condition(project, draw)}{_choice_condition(project, instance)}"
         )
         written = init.explicit is None or (isinstance(init.explicit, Const) and init.explicit.value is None)
         takes_it = loader.positional or project.loaders.accepts_keyword(loader, "worker_init_fn")
@@ -189,7 +192,7 @@ class NumpyGlobalRngInWorkers(Rule):
         for value in init.values:
             if isinstance(value, FunctionObj) and not value.function.function.is_lambda:
                 evidence.append((value.function.module.path, value.function.function.span, "the worker_init_fn, which does not seed NumPy here"))
-        return self.report(loader.module, loader.call.span, message, fix, severity=workers_severity(workers) or ("warning" if options_needed(project.flow, draw) else None),
+        return self.report(loader.module, loader.call.span, message, fix, severity=workers_severity(workers) or ("warning" if options_needed(project.flow, draw) or options_choosing(project.flow, instance) else None),
                            related=(function.module, built_in(instance), frame.module), evidence=evidence)
 
     @staticmethod
@@ -205,7 +208,9 @@ class NumpyGlobalRngInWorkers(Rule):
         for instance in instances:
             based_on = _base_of_another(project, instance, instances)
             site = getattr(instance, "site", None)
-            built_needs = site is not None and bool(options_needed_by(project.flow, [(site.call.guards, site.frame)]))
+            built_needs = site is not None and bool(
+                options_needed_by(project.flow, [(site.call.guards, site.frame)]) or options_choosing(project.flow, instance)
+            )
             run = project.workers.of(instance)
             if _seeds_numpy_itself(project, run):
                 continue
@@ -267,6 +272,15 @@ def _draw_condition(project: Project, draw: Draw) -> str:
     if not flags:
         return ""
     return f" (the draw runs only when the program runs with {spelled_options(flags)})"
+
+
+def _choice_condition(project: Project, instance) -> str:
+    """`` (`Noisy` is built only when the program runs with `--dataset Noisy`)`` for a dataset
+    class a lookup picks only for an option value other than the default."""
+    flags = options_choosing(project.flow, instance)
+    if not flags:
+        return ""
+    return f" (`{dataset_name(instance)}` is built only when the program runs with {spelled_options(flags)})"
 
 
 def _on_the_way(draw: Draw) -> Tuple[int, int]:

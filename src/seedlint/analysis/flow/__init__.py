@@ -281,4 +281,9 @@ class ValueFlow(FramesMixin, NamesMixin, ParametersMixin, CallsMixin, DynamicMix
             only = next(iter(values))
             if isinstance(only, Constant):
                 return only
+        # The same constant from several places (an option's default and its one choice).
+        if values and all(isinstance(v, Constant) for v in values):
+            same = {(type(v.value), v.value) if hashable(v.value) else (type(v.value), repr(v.value)) for v in values}
+            if len(same) == 1:
+                return min(values, key=lambda v: (type(v) is not Constant, repr(v.key)))
         return None
