@@ -19,7 +19,6 @@ from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
 from seedlint.facts.model import (
     MODULE_CODE,
-    UNKNOWN,
     Attr,
     Call,
     Const,
@@ -32,7 +31,7 @@ from seedlint.facts.model import (
     Subscript,
     Value,
 )
-from seedlint.knowledge.launchers import LAUNCHER_NAMES, LAUNCHERS
+from seedlint.knowledge.launchers import LAUNCHER_NAMES, LAUNCHERS, PROCESS_INDEX
 
 MAX_NEW_FILES = 20
 """Project files parsed to find the callers of one function; beyond it the answer is
@@ -144,13 +143,15 @@ class CallSites:
     def launches(self, frame: Frame) -> List[Site]:
         """The launch calls that run the frame's function (``mp.spawn(f, args=...)``,
         ``Process(target=f, ...)``), each as the call of ``f`` it makes."""
+        if frame.receiver is not None:
+            return []  # a launch is given a plain function
         key = ("launches", frame.function.key)
         found = self._memo.get(key)
         if found is not None:
             return found[0]
         names, _ = self._spellings(frame.function)
         sites: List[Site] = []
-        if names and frame.receiver is None:
+        if names:
             modules, _ = self._modules(names, frame.function.module)
             self._index_modules(modules)
             for module, function, call in self._hits(self._launched, names, modules):
@@ -367,7 +368,8 @@ def _launched_call(call: Call) -> "Call | None":
     function = call.argument(launcher.function_keyword, launcher.function_position)
     if function is None:
         return None
-    args = [UNKNOWN] * launcher.leading
+    index = Call(Name("<process index>", call.span, PROCESS_INDEX), (), (), call.span)
+    args: List[Value] = [index] * launcher.leading
     stars: Tuple[Value, ...] = ()
     passed = call.argument(launcher.args_keyword, launcher.args_position)
     if isinstance(passed, Seq):

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from seedlint import timing
-from seedlint.analysis.objects import Constant, Frame
+from seedlint.analysis.objects import Constant, Frame, Instance
 from seedlint.facts.model import MODULE_CODE, Attr, BinOp, Call, Compare, Const, DictDisplay, Function, IfExp, Name, Seq, Subscript, Value
+from seedlint.knowledge.launchers import PROCESS_INDEX
 from seedlint.knowledge.process_groups import RANK_SPECIFIC_SEED_SWITCHES
 from seedlint.rng import (
     LIBRARY_SEED_DEFAULTS,
@@ -54,6 +55,7 @@ DIRECT_SEEDERS: Dict[str, Tuple[str, str]] = {
 """Global seeders that take a seed value: qualified name -> (RNG, parameter name)."""
 RANK_SOURCES = frozenset({
     "torch.distributed.get_rank", "torch.distributed.distributed_c10d.get_rank", "torch.distributed.get_node_local_rank",
+    PROCESS_INDEX,
 })
 RANK_SPELLINGS = frozenset({"gpu", "local_gpu", "device_id", "process_index", "local_process_index", "node_rank"})
 VARYING_SOURCES = frozenset({"time.time", "time.time_ns", "time.perf_counter", "os.getpid", "os.urandom", "secrets.randbits"})
@@ -350,6 +352,9 @@ class Seeds:
             return combine(self.origin(v, frame, context) for v in value.items)
         if isinstance(value, DictDisplay) and value.attributes:
             return fixed(CONFIG)  # a configuration file's values are fixed for the run
+        if isinstance(value, DictDisplay) and not value.stars:
+            # a dict the code writes out: what its values are (an empty one is filled later)
+            return combine(self.origin(v, frame, context) for v in value.values) if value.values else fixed(CONFIG)
         return UNKNOWN_ORIGIN
 
     def _in_worker(self, frame: Frame, context: Context) -> bool:
@@ -377,6 +382,9 @@ class Seeds:
         returned = []
         for callee, _ in self.flow.callee_frames(call, frame):
             function = callee.function.function
+            if function.name == "__init__" and isinstance(callee.receiver, Instance) and not worker:
+                returned.append(self._constructed(call, frame, callee, context))
+                continue
             if not function.returns or function.qualname == MODULE_CODE:
                 return UNKNOWN_ORIGIN
             inner = context
@@ -392,6 +400,17 @@ class Seeds:
         arguments = [self.origin(v, frame, context) for v in (*call.args, *(v for _, v in call.kwargs))]
         varying = [o for o in arguments if o.kind in (VARYING, EPOCH)]
         return combine(varying) if varying else fixed(CONFIG)
+
+    def _constructed(self, call: Call, frame: Frame, init: Frame, context: Context) -> Origin:
+        """A project object built in the main process (``hps = HParams(**config)``): its
+        attributes are what it was built from and what its ``__init__`` stores, fixed for the
+        run unless one of those varies (``self.seed = int(time.time())``)."""
+        given = [self.origin(v, frame, context) for v in (*call.args, *(v for _, v in call.kwargs), *call.stars, *call.double_stars)]
+        function = init.function.function
+        receiver = function.params[0] if function.params else None
+        stored = [self.origin(a.value, init, context) for a in function.assigns if receiver and a.target.startswith(receiver + ".")]
+        moving = [o for o in given + stored if o.kind in (VARYING, EPOCH, ENTROPY)]
+        return combine(moving) if moving else fixed(CONFIG)
 
     def _returned_element(self, call: Call, index: int, frame: Frame, context: Context) -> Optional[Origin]:
         """``args, model = setup(args)``: element ``index`` of the tuple every ``return`` of the

@@ -54,5 +54,9 @@ LAUNCHERS: Dict[str, Launcher] = {
 }
 """Launchers by qualified name."""
 
+PROCESS_INDEX = "torch.multiprocessing.spawn.<process index>"
+"""What the value flow calls the index ``spawn`` passes first: each process's own, ``0`` to
+``nprocs - 1``, the local rank of a one-node job (a rank for the seeds analysis)."""
+
 LAUNCHER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHERS)
 """How launch calls are spelled at the call (``mp.spawn``: ``spawn``)."""
