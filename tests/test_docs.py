@@ -3,6 +3,7 @@ docs/rules/ are exactly what ``python -m seedlint.docs`` generates from the rule
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,15 @@ def test_explain_prints_the_rule_page():
     assert completed.returncode == 0
     assert completed.stdout == docs.rule_page(rule, note=False)
     assert completed.stdout.startswith(f"# {rule.code}: {rule.name}\n")
+
+
+def test_every_fixture_the_value_flow_page_names_exists():
+    root = DOCS.parents[1]
+    page = (DOCS.parent / "value-flow.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(SDL\d{3}/[A-Za-z0-9_.]+)`", page))
+    assert named, "docs/value-flow.md names no fixture"
+    missing = sorted(
+        name for name in named
+        if not (root / "fixtures" / name).exists() and not list((root / "fixtures").glob(name + ".*"))
+    )
+    assert not missing, f"docs/value-flow.md names fixtures that do not exist: {missing}"
