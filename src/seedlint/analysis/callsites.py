@@ -119,6 +119,8 @@ class CallSites:
         """The spelled decorator -> its applications (``deco(cls)`` calls)."""
         self._launched: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
         """The spelled function a launch call is given -> the call of it the launch makes."""
+        self._passed: Dict[str, List[Tuple[ModuleFacts, Function, Call]]] = {}
+        """A name spelled as an argument -> the calls (launches' calls too) that pass it."""
         self._subclasses: Dict[str, List[Tuple[ModuleFacts, object]]] = {}
         """A spelled base class -> the classes that list it."""
         self._budget = MAX_NEW_FILES_PER_RUN
@@ -184,12 +186,50 @@ class CallSites:
                 if site.key not in seen:
                     seen.add(site.key)
                     sites.append(site)
+        if frame.receiver is None:
+            for module, function, call in self._hits(self._passed, names, modules):
+                caller = self.flow.function_frame(module, function)
+                for site in self._through_parameters(call, caller, frame):
+                    if site.key not in seen:
+                        seen.add(site.key)
+                        sites.append(site)
         if not is_test_module(target.module.path):
             # A test calls a function with whatever it means to test (a training augmentation
             # handed to the evaluation helper): that is no program the function runs in.
             sites = [s for s in sites if not is_test_module(s.frame.module.path)]
         sites.sort(key=lambda s: (s.frame.module.path, s.call.span.line, s.call.span.col, s.offset))
         return sites, complete
+
+    def _through_parameters(self, call: Call, caller: Frame, target: Frame) -> List[Site]:
+        """``init_processes(0, size, main, args)`` whose ``init_processes(rank, size, fn, args)``
+        calls ``fn(args)``: that call, in the frame of ``init_processes`` for this call, is a
+        call site of ``main``."""
+        wanted = target.function.key
+        found: List[Site] = []
+        for obj in self.flow.callee_objects(call, caller):
+            if not isinstance(obj, FunctionObj) or obj.partial is not None or obj.function.key == wanted:
+                continue
+            function = obj.function.function
+            offset = 1 if obj.receiver is not None and self.flow.receiver_param(obj.function) else 0
+            kinds = function.param_kinds or ("normal",) * len(function.params)
+            positional = [p for p, k in zip(function.params, kinds) if k in ("posonly", "normal")]
+            given = [(positional[i + offset], v) for i, v in enumerate(call.args) if i + offset < len(positional)]
+            given += [(key, v) for key, v in call.kwargs if key in function.params]
+            params = {
+                param for param, value in given
+                if isinstance(value, Name) and any(
+                    isinstance(o, FunctionObj) and o.function.key == wanted and o.receiver is None
+                    for o in self.flow.eval(value, caller)
+                )
+            }
+            if not params:
+                continue
+            inner = self.flow.frame(obj.function, obj.receiver, Site(caller, call, offset))
+            for made in function.calls:
+                func = made.func
+                if isinstance(func, Name) and func.qualified is None and func.dotted in params:
+                    found.append(Site(inner, made))
+        return found
 
     def _spellings(self, target: FunctionRef) -> Tuple[Set[str], bool]:
         function = target.function
@@ -295,6 +335,10 @@ class CallSites:
                 if launched is not None:
                     for name in _spellings_of(launched.func):
                         self._launched.setdefault(name, []).append((module, function, launched))
+                for made in (call, launched) if launched is not None else (call,):
+                    for value in (*made.args, *(v for _, v in made.kwargs)):
+                        if isinstance(value, Name):
+                            self._passed.setdefault(value.dotted.rsplit(".", 1)[-1], []).append((module, function, made))
             for definition in [*module.classes.values(), *(f for f in module.functions.values() if f.qualname != MODULE_CODE)]:
                 if "." in definition.qualname:
                     continue
