@@ -108,15 +108,15 @@ def options_choosing(flow, instance) -> Tuple[str, ...]:
         return ()
     holders = flow.eval(holder, site.frame)
 
-    def picks(key: Constant) -> bool:
-        return any(
-            isinstance(obj, ClassObj) and obj.cls.key == instance.cls.key
-            for obj in flow.item(holders, Const(key.value), site.frame)
-        )
+    def picked(key: Constant) -> set:
+        return {obj.cls.key for obj in flow.item(holders, Const(key.value), site.frame) if isinstance(obj, ClassObj)}
 
-    defaults = [key for key in keys if not isinstance(key, OptionConstant)]
-    if not defaults or any(picks(key) for key in defaults):
-        return ()
+    def picks(key: Constant) -> bool:
+        return instance.cls.key in picked(key)
+
+    by_default = set().union(*(picked(key) for key in keys if not isinstance(key, OptionConstant)))
+    if not by_default or instance.cls.key in by_default:
+        return ()  # the defaults pick it, or pick nothing (every run must name one)
     chosen = sorted({f"{key.option} {key.typed}" for key in keys if isinstance(key, OptionConstant) and key.option and picks(key)})
     if not chosen:
         return ()
