@@ -130,6 +130,8 @@ def test_bounds_implied_by_other_packages(tmp_path, files, torch_range):
         ("numpy<1.26\n", "<3.12"),
         ("numpy==2.1.3\n", ">=3.10"),
         ("tensorflow-gpu==1.14.0\n", "<3.8"),
+        ("torch==1.1.0\n", "<3.8"),
+        ("torch==1.4.0\n", "<3.9"),
         ("tensorflow<2.2\n", "<3.8"),
         ("tensorflow==2.2.0\n", "any version (none declared)"),
     ],

@@ -13,7 +13,7 @@ Sources, per family:
 - pytorch-lightning and lightning: ``Requires-Dist: torch>=X`` of each release
   (``requirements/pytorch/base.txt`` in Lightning-AI/pytorch-lightning at the release tag).
 - MONAI, timm: ``install_requires`` at each release tag.
-- Python -> torch: the first torch release with wheels for that CPython (cp39 from 1.7.1,
+- Python -> torch: the first torch release with wheels for that CPython (cp38 from 1.4.0, cp39 from 1.7.1,
   cp310 from 1.11.0, cp311 from 1.13.0 on Linux, cp312 from 2.2.0, cp313 from 2.5.0,
   cp314 from 2.9.0: the files of each release on the registry).
 - torch <-> Python: the oldest CPython each torch release installs on: ``Requires-Python
@@ -102,7 +102,7 @@ _MONAI_TORCH = [("0.8", "1.6"), ("0.9", "1.7"), ("1.1", "1.8"), ("1.2", "1.9"), 
 _TIMM_TORCH = [("0.4", "1.4"), ("0.6.12", "1.7")]
 """timm's setup.py at v0.4.x-v0.9.12 (from v0.9.16 it names no minimum)."""
 
-_PYTHON_TORCH = [("3.9", "1.7.1"), ("3.10", "1.11"), ("3.11", "1.13"), ("3.12", "2.2"), ("3.13", "2.5"), ("3.14", "2.9")]
+_PYTHON_TORCH = [("3.8", "1.4"), ("3.9", "1.7.1"), ("3.10", "1.11"), ("3.11", "1.13"), ("3.12", "2.2"), ("3.13", "2.5"), ("3.14", "2.9")]
 """The first torch release with wheels for that CPython (the release's files on the registry)."""
 _TORCH_PYTHON = [("1.11", "3.7"), ("2.0", "3.8"), ("2.5", "3.9"), ("2.9", "3.10")]
 """(torch release, the oldest CPython it installs on): Requires-Python, and 2.5.0's wheels."""
