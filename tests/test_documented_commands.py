@@ -97,3 +97,20 @@ def test_a_script_is_found_from_the_documenting_folder_or_the_root(tmp_path):
     assert by_text["3"] == (files[1],)
     assert by_text["4"] == (files[2],)
     assert set(by_text["5"]) == {files[1], files[3]}  # a docs/ page naming train.py: either of them
+
+
+def test_a_scripts_folder_readme_naming_a_script_it_does_not_hold_documents_no_other_folders_script(tmp_path):
+    # examples/opts/README.md names textual_inversion.py, but its folder holds only the
+    # renamed textual_inversion_bf16.py: the README says nothing about examples/ti/'s script.
+    files = [str(tmp_path / p) for p in ("examples/ti/textual_inversion.py", "examples/opts/textual_inversion_bf16.py",
+                                         "examples/sd/sub/train_sd.py")]
+    for path in files:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        Path(path).write_text("")
+    commands = _project(tmp_path, {
+        "examples/opts/README.md": "```\npython textual_inversion.py --seed=7\n```\n",
+        "examples/sd/README.md": "```\npython train_sd.py --seed=3\n```\n",
+    })
+    by_text = {p.text: script_paths(p, str(tmp_path), files) for p in commands.passed(["--seed"])}
+    assert by_text["7"] == ()
+    assert by_text["3"] == (files[2],)  # below the README's own folder

@@ -96,9 +96,10 @@ class DocumentedCommands:
 
 def script_paths(passed: Passed, root: str, python_files: Sequence[str]) -> Tuple[str, ...]:
     """The project files a command's script may be: the path as written from the documenting
-    file's folder or from the root, else every project file whose path ends with it (a README
-    in ``docs/`` naming ``train.py``); for ``-m pkg.train``, ``pkg/train.py`` (or its
-    ``__main__.py``) anywhere in the project."""
+    file's folder or from the root, else the project files whose path ends with it, below the
+    documenting file's folder when some are, else anywhere (a README in ``docs/`` naming
+    ``train.py``) unless that folder holds scripts of its own, none of them the one named;
+    for ``-m pkg.train``, ``pkg/train.py`` (or its ``__main__.py``) anywhere in the project."""
     if passed.script.startswith("-m "):
         stem = passed.script[3:].replace(".", "/")
         endings = ("/" + stem + ".py", "/" + stem + "/__main__.py")
@@ -111,7 +112,13 @@ def script_paths(passed: Passed, root: str, python_files: Sequence[str]) -> Tupl
         if candidate in known:
             return (candidate,)
     tail = "/" + os.path.normpath(written).replace(os.sep, "/").lstrip("./")
-    return tuple(p for p in python_files if p.replace(os.sep, "/").endswith(tail))
+    ending = tuple(p for p in python_files if p.replace(os.sep, "/").endswith(tail))
+    below = tuple(p for p in ending if p.startswith(folder + os.sep))
+    if below or folder == root:
+        return below or ending
+    if any(os.path.dirname(p) == folder for p in python_files):
+        return ()  # a folder of scripts whose README names one it does not hold (a renamed script)
+    return ending
 
 
 def _spellings(flags: Sequence[str]) -> List[str]:
