@@ -13,7 +13,7 @@ see ``knowledge.launchers``).
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from seedlint.analysis.index import ClassRef, FunctionRef
 from seedlint.analysis.objects import ClassObj, Frame, FunctionObj, Instance, Site
@@ -402,7 +402,7 @@ class CallSites:
         return found
 
 
-def _launched_call(call: Call) -> "Call | None":
+def _launched_call(call: Call) -> Optional[Call]:
     """The call of its function that a launch call makes (``mp.spawn(f, args=(a,))``:
     ``f(<process index>, a)``), or None when ``call`` is no launch of a known launcher."""
     func = call.func

@@ -410,7 +410,10 @@ class Seeds:
         receiver = function.params[0] if function.params else None
         stored = [self.origin(a.value, init, context) for a in function.assigns if receiver and a.target.startswith(receiver + ".")]
         moving = [o for o in given + stored if o.kind in (VARYING, EPOCH, ENTROPY)]
-        return combine(moving) if moving else fixed(CONFIG)
+        if moving:
+            return combine(moving)
+        # fixed, keeping what it was computed from (``Cfg(seed=args.seed + rank)``: the rank)
+        return fixed(CONFIG, *(part for o in given + stored if o.kind == FIXED for part in o.parts))
 
     def _returned_element(self, call: Call, index: int, frame: Frame, context: Context) -> Optional[Origin]:
         """``args, model = setup(args)``: element ``index`` of the tuple every ``return`` of the

@@ -719,7 +719,6 @@ def assigned_head(head: str, assign: Assign, module: ModuleFacts, function: Func
     return Name(head, assign.span, f"{module.name}.{head}" if at_module and module.name else None, "" if at_module else function.qualname)
 
 
-
 def _reads_attribute(value: Value, head: str, name: str) -> bool:
     """The expression reads ``head.name`` (or all of ``head``) somewhere."""
     return any(n.dotted == head or n.dotted == f"{head}.{name}" or n.dotted.startswith(f"{head}.{name}.") for n in names_read(value))
