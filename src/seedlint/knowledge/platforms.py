@@ -7,6 +7,8 @@ Sources:
   PyTorch": NCCL is available on Linux only).
 - NVIDIA DALI: its installation guide (wheels for Linux x86_64 and aarch64 only).
 - MinkowskiEngine: its README's requirements ("Ubuntu >= 14.04", CUDA; no Windows or macOS build).
+- Colossal-AI: its installation guide ("Requirements: ... Linux OS"; "only Linux is supported
+  for now"), and its ``setup.py`` raises on ``win32``; its launchers default to NCCL.
 - Unix-only names: the Python library reference marks the signals ``SIGUSR1``, ``SIGUSR2``,
   ``SIGHUP``, ``SIGKILL``, ``SIGALRM`` and ``signal.alarm``, ``os.fork``, and the modules
   ``fcntl``, ``resource``, ``pwd`` and ``grp`` "Availability: Unix" (on Windows the names do
@@ -25,6 +27,7 @@ LINUX_ONLY: Dict[str, str] = {
     "torch.distributed.init_process_group(backend=nccl)": "the NCCL backend exists on Linux only",
     "nvidia.dali": "NVIDIA DALI ships for Linux only",
     "MinkowskiEngine": "MinkowskiEngine builds on Linux only",
+    "colossalai": "Colossal-AI supports Linux only",
 }
 """Watched API keys (see ``watched_apis``) and why each one needs Linux."""
 
