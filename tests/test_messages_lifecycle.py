@@ -494,3 +494,18 @@ def test_an_imgaug_augmenter_built_in_the_worker_names_the_releases_that_draw_al
     found = messages(ROOT / "SDL011" / "imgaug_built_in_getitem.py", tmp_path)
     assert len(found) == 1
     assert "(on imgaug < 0.3, whose global RNG starts from seed 42 in every worker)" in found[0]
+
+
+def test_a_hugging_face_dataset_is_named_so_and_pickles_before_the_collate_fn(tmp_path):
+    found = sorted(messages(ROOT / "SDL006" / "hf_dataset_holds_a_local_transform", tmp_path))
+    assert len(found) == 2
+    dataset, collate = found[1], found[0]
+    assert dataset.startswith("the dataset is a Hugging Face dataset holding `tokenize`, a function defined inside `make_loader`")
+    assert "'make_loader.<locals>.tokenize'" in dataset
+    assert collate.startswith("`collate_fn` is `collate`")
+    assert collate.endswith("; the dataset is pickled first and fails first (captions.py:8), so this error comes once it is mended")
+
+    (tmp_path / "numpy").mkdir()
+    found = messages(ROOT / "SDL001" / "hf_dataset_set_transform_draws_numpy", tmp_path / "numpy")
+    assert len(found) == 1
+    assert "(`np.random.rand` in `add_noise`, data.py:10, reached from `Dataset` built at data.py:18)" in found[0]

@@ -29,9 +29,10 @@ from seedlint.analysis.objects import (
     Obj,
     OptionConstant,
     SeqObj,
+    Site,
     ordered,
 )
-from seedlint.facts.model import EXCEPT, BinOp, Call, Const, Name, Subscript
+from seedlint.facts.model import EXCEPT, UNKNOWN, BinOp, Call, Const, Name, Subscript
 from seedlint.analysis.flow.shared import _inside
 from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_hooks import called_hooks
@@ -143,6 +144,7 @@ class WorkerCode:
         self.flow = project.flow
         self.index = project.index
         self._memo: Dict[tuple, WorkerRun] = {}
+        self._library_calls: Dict[tuple, Site] = {}
 
     def of(self, instance: Obj) -> WorkerRun:
         """The worker code of a dataset object (a project class's, or the project callables
@@ -385,8 +387,20 @@ class WorkerCode:
         hooks = called_hooks(self.index.external_bases(callee.cls))
         return [self.flow.method_frame(method, callee) for method in (self.index.method(callee.cls, n) for n in hooks) if method is not None]
 
+    def _library_call(self, partial: Site) -> Site:
+        """How a library calls a ``functools.partial`` object it holds (``with_transform(
+        partial(f, size=s))``, ``map(partial(load, root), paths)``): with positional arguments
+        the facts do not see, after those and the keywords the partial binds."""
+        site = self._library_calls.get(partial.key)
+        if site is None:
+            call = Call(UNKNOWN, (), (), partial.call.span, star_args=True, stars=(UNKNOWN,))
+            site = self._library_calls[partial.key] = Site(partial.frame, call)
+        return site
+
     def _frames_of(self, obj: Obj) -> List[Frame]:
         if isinstance(obj, FunctionObj):
+            if obj.partial is not None:
+                return [self.flow.callee_frame(obj, self._library_call(obj.partial))]
             return [self.flow.frame(obj.function, obj.receiver)]
         if isinstance(obj, Instance):
             frames = []

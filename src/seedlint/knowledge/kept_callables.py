@@ -15,6 +15,8 @@ Sources:
   ``func`` (``monai/transforms/utility/array.py``, ``dictionary.py``).
 - albumentations: ``Compose`` keeps its transforms and ``Lambda`` its functions
   (``albumentations/core/composition.py``, ``augmentations/transforms.py``).
+- Hugging Face ``datasets``: a ``Dataset`` keeps the transform ``with_transform`` or
+  ``set_transform`` gave it and calls it in ``__getitem__`` (``knowledge.hf_datasets``).
 - ``functools.partial`` keeps ``func``, ``args`` and ``keywords`` (the standard library's
   documentation of partial objects).
 
@@ -24,6 +26,8 @@ nothing the dataset pickles: the lambda is gone once the list is built.
 """
 
 from __future__ import annotations
+
+from seedlint.knowledge.hf_datasets import from_hf_datasets
 
 LIBRARY_DATASET_MODULES = ("torchvision.datasets.", "monai.data.", "monai.apps.")
 """Modules whose dataset classes keep the callables they are given (``transform=``)."""
@@ -46,7 +50,7 @@ MONAI's ``Dataset._transform`` applies ``self.transform`` (``monai/data/dataset.
 
 def keeps_callables(qualified: str) -> bool:
     """An object of this library class holds the callables it was given."""
-    if qualified in KEEPING_CLASSES:
+    if qualified in KEEPING_CLASSES or from_hf_datasets(qualified):
         return True
     last = qualified.rsplit(".", 1)[-1]
     return qualified.startswith(KEEPING_MODULES) and last[:1].isupper()
@@ -54,5 +58,7 @@ def keeps_callables(qualified: str) -> bool:
 
 def library_dataset(qualified: str) -> bool:
     """A library dataset class that stores the transforms it is given."""
+    if from_hf_datasets(qualified):
+        return True
     last = qualified.rsplit(".", 1)[-1]
     return qualified.startswith(LIBRARY_DATASET_MODULES) and last[:1].isupper()

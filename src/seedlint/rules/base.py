@@ -12,6 +12,7 @@ from seedlint.analysis.start_methods import StartMethod
 from seedlint.config import Settings
 from seedlint.diagnostics import Diagnostic, Evidence, Fix
 from seedlint.facts.model import ModuleFacts, Span
+from seedlint.knowledge.hf_datasets import from_hf_datasets
 from seedlint.knowledge.library_loaders import LIBRARY_LOOP_SPELLINGS, library_loop
 from seedlint.notebooks import cell_where
 
@@ -117,6 +118,8 @@ def dataset_name(dataset) -> str:
     """How messages name a dataset object: its class (a library class by its last name)."""
     if hasattr(dataset, "cls"):
         return dataset.cls.cls.name
+    if from_hf_datasets(dataset.qualified):
+        return "Dataset"  # ``load_dataset(...)``, ``Dataset.from_dict(...)``: a Hugging Face Dataset
     return dataset.qualified.rsplit(".", 1)[-1]
 
 

@@ -12,6 +12,7 @@ from seedlint.analysis.objects import ExternalInstance, Frame, FunctionObj, Inst
 from seedlint.analysis.start_methods import StartMethod
 from seedlint.diagnostics import Diagnostic, Fix
 from seedlint.facts.model import Call, Const, Function, ModuleFacts, Name, Span, Value
+from seedlint.knowledge.hf_datasets import from_hf_datasets
 from seedlint.knowledge.kept_callables import library_dataset
 from seedlint.rules.base import (
     Project, Rule, add_related, dataset_name, start_method_where, where, workers_condition, workers_evidence,
@@ -45,8 +46,11 @@ class UnpicklableWorkerCallable(Rule):
     or a variable), or whose dataset is an object of a class defined inside a function, or
     holds such a function: stored on it by its methods (`self.transform = resize`, also inside
     a library object such as a `Compose`), or, for a library dataset (`ImageFolder(root,
-    transform=...)`), given to it. Functions bound to the dataset and module-level functions
-    pickle with it; class attributes are not pickled with an object.
+    transform=...)`, a Hugging Face dataset's `with_transform(f)`/`set_transform(f)`), given
+    to it. Functions bound to the dataset and module-level functions pickle with it; class
+    attributes are not pickled with an object. The dataset is pickled before the callables,
+    so when it fails too, a callable's message says its error comes only once the dataset
+    is mended.
 
     The diagnostic is an *error* when the code sets the `spawn` or `forkserver` start method
     (`multiprocessing_context="spawn"` on the loader, `multiprocessing.get_context("spawn")`,
@@ -54,7 +58,7 @@ class UnpicklableWorkerCallable(Rule):
     *warning* otherwise (its default severity), and then only where spawn or forkserver can
     be the default: a program that uses a Linux-only API outside a feature check (the NCCL
     backend, also through a local name every live assignment binds to `"nccl"`; NVIDIA DALI,
-    MinkowskiEngine; code after an `assert` is not behind a feature
+    MinkowskiEngine, Colossal-AI; code after an `assert` is not behind a feature
     check: it has no other path), or a project whose only installations are
     Linux-only (a Dockerfile, a conda environment exported on Linux), or one that both uses a
     Unix-only name (`signal.SIGUSR1`, `os.fork`, the `fcntl` module) and moves its model to CUDA
@@ -117,9 +121,11 @@ class UnpicklableWorkerCallable(Rule):
         found: Dict[Tuple[str, int, int], Tuple[tuple, Diagnostic]] = {}
         for loader, frame, method, error in pickling_loaders(project):
             workers = project.loaders.workers(loader, frame)
-            for problem, role, holder_needs in self._problems(project, loader, frame):
-                where = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
-                if not error and where is None:
+            problems = list(self._problems(project, loader, frame))
+            failing_dataset = next((problem for problem, role, _ in problems if role == "dataset"), None)
+            for problem, role, holder_needs in problems:
+                platform = None if error else where_workers_pickle(project, loader, frame, problem.module.path)
+                if not error and platform is None:
                     continue
                 evidence = [(loader.module.path, loader.call.span, f"the DataLoader whose workers receive it as its {role}")]
                 if error and method.module is not None and method.span is not None:
@@ -130,7 +136,13 @@ class UnpicklableWorkerCallable(Rule):
                     f" (this DataLoader is built only when the program runs with {spelled_options(built_with)})"
                     if built_with else ""
                 )
-                diagnostic = self._diagnostic(project, problem, role, method, error, where, condition,
+                if failing_dataset is not None and role != "dataset":
+                    # the worker process's arguments pickle in order: the dataset before the callables
+                    condition += (
+                        f"; the dataset is pickled first and fails first "
+                        f"({where(failing_dataset.module, failing_dataset.span)}), so this error comes once it is mended"
+                    )
+                diagnostic = self._diagnostic(project, problem, role, method, error, platform, condition,
                                               "error" if error and not workers.option and not built_with else "warning", evidence)
                 key = (problem.module.path, problem.span.line, problem.span.col)
                 earlier = found[key][1].related if key in found else set()
@@ -177,7 +189,10 @@ class UnpicklableWorkerCallable(Rule):
                 bool(_options_keeping(project, item[0], held_by)), _behind_a_test(item[0]),
                 item[0].function.module.path, item[1].span.line,
             ))
-            holder = f"`{dataset_name(held_by)}(...)`" if isinstance(held_by, ExternalInstance) else f"an object of `{dataset_name(held_by)}`"
+            if isinstance(held_by, ExternalInstance):
+                holder = "a Hugging Face dataset" if from_hf_datasets(held_by.qualified) else f"`{dataset_name(held_by)}(...)`"
+            else:
+                holder = f"an object of `{dataset_name(held_by)}`"
             more = f", and {len(held) - 1} more it may hold" if len(held) > 1 else ""
             flags = _options_keeping(project, value, held_by)
             only = f", kept only when the program runs with {spelled_options(flags)}" if flags else ""

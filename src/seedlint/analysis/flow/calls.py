@@ -27,6 +27,7 @@ from seedlint.analysis.config_files import (
 )
 from seedlint.analysis.python_configs import CONFIG_FROMFILE, MAX_CONFIGS, config_candidates, read_config
 from seedlint.analysis.index import ClassRef
+from seedlint.knowledge import hf_datasets
 from seedlint.analysis.objects import (
     NONE,
     UNKNOWN,
@@ -549,6 +550,11 @@ class CallsMixin:
             return UNKNOWN_SET
         if isinstance(receiver, ExternalInstance) and name in library.RETURNS_RECEIVER:
             return frozenset({receiver})
+        if isinstance(receiver, ExternalInstance) and hf_datasets.from_hf_datasets(receiver.qualified):
+            if name in hf_datasets.TRANSFORM_RETURNING:
+                return frozenset({ExternalInstance(hf_datasets.DATASET_CLASS, site)})
+            if name in hf_datasets.FORMAT_KEEPING:
+                return frozenset({receiver})
         if isinstance(receiver, ExternalInstance) and receiver.qualified in library.CONFIG_NODES and name in library.COPIES_OF_CONFIG_NODES:
             return frozenset({receiver})
         if isinstance(receiver, ExternalInstance) and receiver.qualified in library.ARGUMENT_PARSERS:

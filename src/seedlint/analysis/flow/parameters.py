@@ -119,6 +119,9 @@ class ParametersMixin:
             arguments, closed = self.positional_arguments(site)
             if 0 <= position < len(arguments):
                 return [arguments[position]], True
+            keyword = None if kind == "posonly" else next((k for k in reversed(site.keywords()) if k[0] == name), None)
+            if keyword is not None:
+                return [(keyword[1], keyword[2])], True
             if position >= len(arguments) and not closed:
                 return [], False
         if kind != "posonly":
@@ -171,6 +174,10 @@ class ParametersMixin:
             if 0 <= position < len(arguments):
                 value, frame = arguments[position]
                 return self.eval(value, frame)
+            # a keyword for it means ``*args`` reaches no further (else: TypeError, multiple values)
+            keyword = None if kind == "posonly" else next((k for k in reversed(site.keywords()) if k[0] == name), None)
+            if keyword is not None:
+                return self.eval(keyword[1], keyword[2])
             if position >= len(arguments) and not closed:
                 return union(self.elements(self.eval(v, f)) for v, f in site.stars()) | UNKNOWN_SET
         if kind != "posonly":

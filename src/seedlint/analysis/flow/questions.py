@@ -30,6 +30,7 @@ from seedlint.facts.model import (
     Name,
     Value,
 )
+from seedlint.knowledge.hf_datasets import TRANSFORM_SETTING, from_hf_datasets
 from seedlint.knowledge.kept_callables import keeps_callables
 from seedlint.knowledge.global_draws import may_draw_when_called
 from seedlint.analysis.flow.shared import (
@@ -129,9 +130,11 @@ class QuestionsMixin:
 
     def _added_later(self, call: Call, frame: Frame) -> List[Tuple[Value, bool]]:
         """What the function adds to a list the built object holds, after building it:
-        ``pipeline = Compose([...])`` then ``pipeline.transforms.append(Cutout(16))``."""
+        ``pipeline = Compose([...])`` then ``pipeline.transforms.append(Cutout(16))``; or the
+        transform it gives a Hugging Face dataset in place (``dataset.set_transform(f)``)."""
         function = frame.function.function
         names = [a.target for a in function.assigns if a.value is call and "." not in a.target]
+        hf_dataset = isinstance(call.func, Name) and call.func.qualified is not None and from_hf_datasets(call.func.qualified)
         found: List[Tuple[Value, bool]] = []
         for name in names:
             for held in function.calls:
@@ -141,6 +144,11 @@ class QuestionsMixin:
                 if func.qualified is not None and function.qualname != MODULE_CODE:
                     continue  # a global of the same name, not the local built here
                 parts = func.dotted.split(".")
+                if hf_dataset and len(parts) == 2 and parts[1] in TRANSFORM_SETTING:
+                    argument = held.argument("transform", 0)
+                    if argument is not None and self.guards_may_hold(held.guards, frame):
+                        found.append((argument, False))
+                    continue
                 if len(parts) != 3 or parts[2] not in LIST_MUTATORS or not held.args:
                     continue
                 if self.guards_may_hold(held.guards, frame):
