@@ -223,3 +223,26 @@ def test_each_process_starts_torch_from_its_own_initial_seed():
     read = [sys.executable, "-c", "import torch; print(torch.initial_seed())"]
     first, second = (subprocess.run(read, check=True, capture_output=True, text=True, timeout=120).stdout for _ in range(2))
     assert first != second
+
+
+BINARIZED = Path(__file__).resolve().parent.parent / "fixtures" / "SDL008" / "tensor_binarized_in_place_on_every_rank" / "train.py"
+
+
+def binarized_rank_draws(rank: int, seed: int):
+    """One rank's first epoch of the fixture's dataset, whose items draw with the in-place
+    ``Tensor.bernoulli_``: every pixel is 0.5, so only torch's generator decides the bits."""
+    from runtime_support import load_module
+
+    module = load_module(BINARIZED)
+    torch.manual_seed(seed)
+    dataset = module.BinarizedDigits(torch.full((8, 1, 4, 4), 0.5))
+    sampler = DistributedSampler(dataset, num_replicas=RANKS, rank=rank, shuffle=False)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=2, sampler=sampler, num_workers=2, multiprocessing_context="fork")
+    return [tuple(batch.flatten().tolist()) for batch in loader]
+
+
+def test_an_in_place_tensor_draw_repeats_on_every_rank_seeded_alike():
+    first, second = (binarized_rank_draws(rank, SEED) for rank in range(RANKS))
+    assert first == second, "worker k of each rank draws the same bits"
+    assert len(set(first)) == len(first)
+    assert binarized_rank_draws(0, SEED) != binarized_rank_draws(1, SEED + 1), "a seed plus the rank draws apart"

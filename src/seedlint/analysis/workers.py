@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from seedlint.analysis.draw_uses import discarded
 from seedlint.analysis.index import FunctionRef
 from seedlint.analysis.objects import (
+    ClassObj,
     Constant,
     External,
     ExternalInstance,
@@ -32,7 +33,7 @@ from seedlint.analysis.objects import (
     Site,
     ordered,
 )
-from seedlint.facts.model import EXCEPT, UNKNOWN, BinOp, Call, Const, Name, Subscript
+from seedlint.facts.model import EXCEPT, UNKNOWN, Attr, BinOp, Call, Const, Name, Subscript
 from seedlint.analysis.flow.shared import _inside
 from seedlint.knowledge import global_draws
 from seedlint.knowledge.library_hooks import called_hooks
@@ -490,6 +491,8 @@ class WorkerCode:
 
     def _all_draws(self, current: Reached, call: Call, callees, reseeded: Set[tuple]) -> List[Draw]:
         found: List[Draw] = []
+        if _tensor_method_draw(call) and not any(isinstance(c, (FunctionObj, Instance, ClassObj)) for c in callees):
+            found.append(Draw(current, call, TORCH))  # ``image.clone().bernoulli_()``
         for callee in callees:
             if isinstance(callee, External):
                 stream = global_stream(callee.qualified)
@@ -622,6 +625,16 @@ def _passes_own_rng(call: Call) -> bool:
 def _built_with_own_rng(receiver: Obj) -> bool:
     """A frozen distribution built with its own ``random_state`` or ``seed``."""
     return isinstance(receiver, ExternalInstance) and _passes_own_rng(receiver.site.call)
+
+
+def _tensor_method_draw(call: Call) -> bool:
+    """``x.uniform_(-1, 1)``: an in-place torch sampling method, without its own generator."""
+    func = call.func
+    if isinstance(func, Name):
+        method = func.dotted.rpartition(".")[2] if "." in func.dotted else ""
+    else:
+        method = func.attr if isinstance(func, Attr) else ""
+    return method in global_draws.TENSOR_DRAW_METHODS and not _passes_generator(call)
 
 
 def _passes_generator(call: Call) -> bool:

@@ -128,6 +128,15 @@ FUNCTIONS: Tuple[Tuple[str, str], ...] = (
 generator=generator, ...)``: ``diffusers/utils/torch_utils.py``, exported from
 ``diffusers.utils`` before 0.22)."""
 
+TENSOR_DRAW_METHODS = frozenset({
+    "bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_", "normal_", "random_", "uniform_",
+})
+"""The in-place sampling methods of ``torch.Tensor`` (the torch documentation's "In-place
+random sampling" list), which draw from torch's global generator unless given ``generator=``.
+Their names end in an underscore and belong to no other common library, so a call of one on
+an object seedlint cannot resolve (``image.clone().bernoulli_()``) is such a draw."""
+
+
 GLOBAL_RNG_GETTERS: Tuple[Tuple[str, str], ...] = (
     ("sklearn.utils.check_random_state", NUMPY),
     ("sklearn.utils.validation.check_random_state", NUMPY),
