@@ -15,11 +15,11 @@ assignments; when it does not, the value counts as used.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
+from seedlint.analysis.flow.shared import names_read
 from seedlint.analysis.objects import Frame
 from seedlint.facts.model import Call, Function, Guard, Name
 
@@ -82,28 +82,11 @@ def _all_guards(function: Function) -> List[Sequence[Guard]]:
 
 
 def _names_in(value, name: str, scope: str) -> List[Name]:
-    found: List[Name] = []
-    seen: Set[int] = set()
-
-    def walk(node) -> None:
-        if node is None or id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, Name):
-            if node.qualified is None and node.scope == scope and (node.dotted == name or node.dotted.startswith(name + ".")):
-                found.append(node)
-            return
-        if isinstance(node, (list, tuple)):
-            for item in node:
-                walk(item)
-            return
-        if dataclasses.is_dataclass(node) and not isinstance(node, type):
-            for field in dataclasses.fields(node):
-                if field.name != "guards":
-                    walk(getattr(node, field.name))
-
-    walk(value)
-    return found
+    """The reads of the local ``name`` (or of its attributes) in ``value``."""
+    return [
+        node for node in names_read(value)
+        if node.qualified is None and node.scope == scope and (node.dotted == name or node.dotted.startswith(name + "."))
+    ]
 
 
 def _spellings(path: str, function: Function, name: str) -> int:

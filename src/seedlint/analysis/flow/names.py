@@ -109,7 +109,11 @@ class NamesMixin:
         if local_class is not None:
             found.append(frozenset({ClassObj(ClassRef(module, local_class))}))
         values = union(found) if found else UNKNOWN_SET
-        return self._with_mutations(values, function, root, frame, read if own else None)
+        # a write before every assignment that reaches the read changed an older object
+        since = None if (root in function.params and not killed) or bound[1].get(root) or not assigns else min(
+            (a.span for a in assigns), key=lambda span: (span.line, span.col)
+        )
+        return self._with_mutations(values, function, root, frame, read if own else None, since)
 
     def _module_code_variable(self, name: Name, frame: Frame) -> bool:
         """A read in module code of one of the module's own variables (``train.ds`` read in
@@ -201,18 +205,23 @@ class NamesMixin:
         found = self._guards_at[key] = best.guards if best is not None else None
         return found
 
-    def _with_mutations(self, values: Values, function: Function, dotted: str, frame: Frame, read: Optional[Span] = None) -> Values:
+    def _with_mutations(
+        self, values: Values, function: Function, dotted: str, frame: Frame, read: Optional[Span] = None,
+        since: Optional[Span] = None,
+    ) -> Values:
         """A list or dict that ``dotted.append(x)`` / ``dotted.update(...)`` calls in
         ``function`` add to: their arguments join its entries. Given the read (a read in
         the function's own body), only the calls and stores that may run before it: those
-        before it, and those in a loop around it."""
+        before it, and those in a loop around it; given ``since`` (where the first assignment
+        that reaches the read is), none before that outside such a loop."""
         if not any(isinstance(v, (SeqObj, DictObj)) for v in values):
             return values
 
         def may_precede(span: Span) -> bool:
-            if read is None or _before(span, read):
-                return True
-            return any(_inside(loop.span, read) and _inside(loop.span, span) for loop in function.loops)
+            in_loop = read is not None and any(_inside(loop.span, read) and _inside(loop.span, span) for loop in function.loops)
+            if since is not None and _before(span, since) and not in_loop:
+                return False
+            return read is None or _before(span, read) or in_loop
 
         def surely_before(span: Span, guards) -> bool:
             """Runs, once, whenever the read does, before it: a later write of a key replaces it."""
