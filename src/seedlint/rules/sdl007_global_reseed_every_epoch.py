@@ -26,9 +26,10 @@ class GlobalReseedEveryEpoch(Rule):
     function that iterates it, such as `train_one_epoch(model, loader)`. A reseed of NumPy
     or `random` is reported only when something in the loop draws from that RNG: the
     training code itself, or, on torch < 1.9, the loader's workers (NumPy). A loop that runs
-    a whole training per pass (cross-validation folds, repeated runs: its body holds the
-    loader's own epoch loop, or what it calls builds the loader and runs that loop) is not
-    that loader's epoch loop, even when it reads the loader once more after the epochs.
+    a whole training per pass (cross-validation folds, repeated runs, a hyperparameter
+    search: its body holds the loader's own epoch loop, or builds the loader and calls what
+    runs that loop, or calls what does both) is not that loader's epoch loop, even when it
+    reads the loader once more after the epochs.
 
     ## Why is this bad?
     Each epoch the loader draws its shuffle order (`RandomSampler`) and its workers' base
@@ -166,8 +167,8 @@ def _torch_replay(project: Project, obj: LoaderObject) -> str:
 
 def _runs_whole_trainings(project: Project, outer: EpochLoop, obj: LoaderObject) -> bool:
     """The loop runs a whole training per pass (folds, seeds, experiments): its body holds
-    the loader's own epoch loop, or what it calls builds the loader and runs that epoch
-    loop. Reseeding there makes each run reproducible; no epoch is replayed (a last
+    the loader's own epoch loop, or what it calls runs that epoch loop over a loader the
+    body or the callee builds. Reseeding there makes each run reproducible; no epoch is replayed (a last
     evaluation pass over the training loader after the epochs does not make it one)."""
     if any(
         other is not outer and other.frame is outer.frame and contains(outer.loop.span, other.loop.span)
@@ -185,7 +186,8 @@ def _runs_whole_trainings(project: Project, outer: EpochLoop, obj: LoaderObject)
     if not inner_loops:
         return False
     reached = {frame.function.key for frame in reachable(project.flow, vias, limit=80)}
-    builds = (obj.loader.module.path, obj.loader.function.qualname) in reached
+    built_in_the_body = obj.frame is outer.frame and contains(outer.loop.span, obj.loader.call.span)
+    builds = built_in_the_body or (obj.loader.module.path, obj.loader.function.qualname) in reached
     return builds and any(loop.frame.function.key in reached for loop in inner_loops)
 
 
