@@ -509,3 +509,12 @@ def test_a_hugging_face_dataset_is_named_so_and_pickles_before_the_collate_fn(tm
     found = messages(ROOT / "SDL001" / "hf_dataset_set_transform_draws_numpy", tmp_path / "numpy")
     assert len(found) == 1
     assert "(`np.random.rand` in `add_noise`, data.py:10, reached from `Dataset` built at data.py:18)" in found[0]
+
+
+def test_a_project_sampler_keyed_by_its_epoch_is_named_as_a_sampler_and_says_why(tmp_path):
+    found = messages(ROOT / "SDL009" / "own_epoch_keyed_sampler_never_given_its_epoch", tmp_path)
+    assert found == [
+        "the sampler `BlockShardSampler(...)` of the DataLoader at train.py:12 is iterated in every epoch without "
+        "`set_epoch` (its `__iter__` orders by the epoch only `set_epoch` changes): every epoch uses the same shuffle "
+        "order on every rank; call `set_epoch(epoch)` at the start of each epoch"
+    ]

@@ -63,3 +63,22 @@ def test_monai_distributed_sampler_repeats_its_order_until_fixed():
     assert len(first) == 8 and first == second
     first, second = run("monai_distributed_sampler.fixed.py")
     assert len(first) == len(second) == 8 and first != second
+
+
+def test_a_project_sampler_keyed_by_its_epoch_repeats_its_order_until_set_epoch_moves_it():
+    """fixtures/SDL009/own_epoch_keyed_sampler_never_given_its_epoch: no DistributedSampler
+    subclass, but ordered like one by the epoch its ``set_epoch`` stores."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    module = load_module(FIXTURES / "own_epoch_keyed_sampler_never_given_its_epoch" / "sampler.py")
+    data = TensorDataset(torch.arange(64))
+    loader = DataLoader(data, batch_size=8, sampler=module.BlockShardSampler(data, num_replicas=2, rank=0))
+
+    def epoch_order():
+        return [int(i) for (batch,) in loader for i in batch]
+
+    first, second = epoch_order(), epoch_order()
+    assert len(first) == 32 and first == second, "without set_epoch every epoch repeats the order"
+    loader.sampler.set_epoch(1)
+    assert epoch_order() != first, "set_epoch moves it"

@@ -8,9 +8,11 @@ from seedlint.analysis.callsites import spelled
 from seedlint.analysis.index import ClassRef
 from seedlint.analysis.loops import EpochLoop, LoaderObject, contains
 from seedlint.analysis.objects import NONE, Constant, ExternalInstance, Instance, MethodOf, Obj, OptionConstant, Site
+from seedlint.analysis.flow.shared import names_read
 from seedlint.analysis.reach import reachable
+from seedlint.analysis.seeds import spells_rank
 from seedlint.diagnostics import Diagnostic, Fix
-from seedlint.facts.model import EXCEPT, MODULE_CODE, Attr, BoolOp, Compare, Name, Not
+from seedlint.facts.model import EXCEPT, MODULE_CODE, Attr, BoolOp, Call, Compare, Name, Not
 from seedlint.knowledge.samplers import SHUFFLING_DISTRIBUTED_SAMPLERS
 from seedlint.rules.base import Project, Rule, where
 
@@ -25,7 +27,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     ## What it does
     Finds an epoch loop that iterates a `DataLoader` whose `sampler=` is a shuffling
     `DistributedSampler` (torch's, MONAI's `monai.data.DistributedSampler`, or a project
-    subclass of either: `knowledge/samplers.py`), or whose `batch_sampler=` is torch's
+    subclass of either: `knowledge/samplers.py`; or a sampler class of the project's own
+    whose `set_epoch(epoch)` stores the epoch and whose `__iter__` orders by it), or whose
+    `batch_sampler=` is torch's
     `BatchSampler` around one, and never calls `set_epoch` on it: neither
     `sampler.set_epoch(epoch)` nor `loader.sampler.set_epoch(epoch)`, in the loop
     or in a function the loop calls. A project subclass of `DistributedSampler` whose own
@@ -104,25 +108,34 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             samplers.sort(key=lambda entry: (entry[0].loader.module.path, entry[0].loader.call.span.line))
             obj, _ = samplers[0]
             value = obj.loader.argument("sampler")
-            spelled = f"`{value.dotted if isinstance(value, Name) else 'DistributedSampler(...)'}`"
+            own = all(_own_epoch_sampler(project, found) for _, each in samplers for found in each)
+            kind = "sampler" if own else "DistributedSampler"
+            if isinstance(value, Name):
+                spelled = f"`{value.dotted}`"
+            elif own and isinstance(value, Call) and isinstance(value.func, Name):
+                spelled = f"`{value.func.dotted}(...)`"
+            else:
+                spelled = "`DistributedSampler(...)`"
             batch = obj.loader.argument("batch_sampler")
             if value is None and batch is not None:
                 spelled = f"inside the batch sampler `{batch.dotted if isinstance(batch, Name) else 'BatchSampler(...)'}`"
             places = list(dict.fromkeys(where(o.loader.module, o.loader.call.span) for o, _ in samplers))
             if len(places) == 1:
-                subject = f"the DistributedSampler {spelled} of the DataLoader at {places[0]} is"
+                subject = f"the {kind} {spelled} of the DataLoader at {places[0]} is"
             elif _one_iteration_reads_any(epoch_loop, [o for o, _ in samplers]):
                 subject = (
-                    f"the DistributedSampler {spelled} of the DataLoader at {', '.join(places[:-1])} or {places[-1]} "
+                    f"the {kind} {spelled} of the DataLoader at {', '.join(places[:-1])} or {places[-1]} "
                     "(the loop may read either) is"
                 )
             else:
-                subject = f"the DistributedSamplers of the DataLoaders at {', '.join(places[:-1])} and {places[-1]} (the loop reads each) are"
+                subject = f"the {kind}s of the DataLoaders at {', '.join(places[:-1])} and {places[-1]} (the loop reads each) are"
             skipped = _set_epoch_calls_that_never_run(project, epoch_loop)
             never = f" (the call at {where(epoch_loop.module, skipped[0].span)} never runs: its `if` test fails in every call of `{epoch_loop.function.name}`)" if skipped else ""
+            keyed = " (its `__iter__` orders by the epoch only `set_epoch` changes)" if own else ""
+            ranks = " on every rank" if not own or any(_shards_by_rank(project, found) for _, each in samplers for found in each) else ""
             message = (
-                f"{subject} iterated in every epoch without `set_epoch`{never}: every epoch uses the same shuffle order "
-                "on every rank; call `set_epoch(epoch)` at the start of each epoch"
+                f"{subject} iterated in every epoch without `set_epoch`{keyed}{never}: every epoch uses the same shuffle "
+                f"order{ranks}; call `set_epoch(epoch)` at the start of each epoch"
             )
             evidence = list(dict.fromkeys(
                 (o.loader.module.path, o.loader.call.span, "a DataLoader the loop iterates") for o, _ in samplers
@@ -130,7 +143,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             for sampler in samplers[0][1]:
                 site = getattr(sampler, "site", None)
                 if site is not None:
-                    evidence.append((site.frame.module.path, site.call.span, "the shuffling DistributedSampler, built here"))
+                    evidence.append((site.frame.module.path, site.call.span, f"the shuffling {kind}, built here"))
             yield self.report(epoch_loop.module, epoch_loop.loop.span, message, self._fix(project, epoch_loop, samplers),
                               related=[o.loader.module for o, _ in samplers], evidence=evidence)
 
@@ -150,6 +163,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             elif isinstance(value, Instance) and project.index.is_subclass(value.cls, DISTRIBUTED_SAMPLERS):
                 if self._subclass_shuffles(project, value) and not _advances_own_epoch(project, value.cls):
                     found.append(value)
+            elif isinstance(value, Instance) and _orders_by_the_epoch_set_epoch_sets(project, value.cls):
+                if self._subclass_shuffles(project, value) and not _advances_own_epoch(project, value.cls):
+                    found.append(value)  # a sampler of the project's own, written like DistributedSampler
         return found
 
     @staticmethod
@@ -262,6 +278,45 @@ def _refreshed_when_exhausted(function, span) -> bool:
 
 def _may_be_true(values) -> bool:
     return any(not (isinstance(v, Constant) and not v.value) for v in values)
+
+
+def _own_epoch_sampler(project: Project, sampler: Obj) -> bool:
+    """A project sampler written like ``DistributedSampler`` without subclassing it."""
+    return isinstance(sampler, Instance) and not project.index.is_subclass(sampler.cls, DISTRIBUTED_SAMPLERS)
+
+
+def _shards_by_rank(project: Project, sampler: Obj) -> bool:
+    """The sampler's class reads a rank where it is built or iterated (``dist.get_rank()``,
+    ``self.rank``)."""
+    if not isinstance(sampler, Instance):
+        return False
+    methods = [project.index.method(sampler.cls, name) for name in ("__init__", "__iter__")]
+    values = [
+        part for method in methods if method is not None
+        for part in [a.value for a in method.function.assigns] + [c.func for c in method.function.calls]
+    ]
+    return any(spells_rank(name.dotted) for name in names_read(values))
+
+
+def _orders_by_the_epoch_set_epoch_sets(project: Project, cls: ClassRef) -> bool:
+    """A sampler class of the project's own (no ``DistributedSampler`` subclass) whose
+    ``set_epoch(epoch)`` stores the epoch on the object and whose ``__iter__`` reads it: its
+    order is a function of that attribute, which only ``set_epoch`` changes."""
+    set_epoch, iterate = project.index.method(cls, "set_epoch"), project.index.method(cls, "__iter__")
+    if set_epoch is None or iterate is None or len(set_epoch.function.params) < 2:
+        return False
+    receiver, epoch = set_epoch.function.params[:2]
+    stored = {
+        a.target[len(receiver) + 1:] for a in set_epoch.function.assigns
+        if a.target.startswith(receiver + ".") and any(n.dotted == epoch for n in names_read(a.value))
+    }
+    if not stored:
+        return False
+    own = iterate.function.params[0] if iterate.function.params else "self"
+    reads = [a.value for a in iterate.function.assigns] + [
+        part for call in iterate.function.calls for part in (call.func, *call.args, *(v for _, v in call.kwargs))
+    ]
+    return any(name.dotted in {f"{own}.{attribute}" for attribute in stored} for name in names_read(reads))
 
 
 def _advances_own_epoch(project: Project, cls: ClassRef) -> bool:
