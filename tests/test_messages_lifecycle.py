@@ -518,3 +518,11 @@ def test_a_project_sampler_keyed_by_its_epoch_is_named_as_a_sampler_and_says_why
         "`set_epoch` (its `__iter__` orders by the epoch only `set_epoch` changes): every epoch uses the same shuffle "
         "order on every rank; call `set_epoch(epoch)` at the start of each epoch"
     ]
+
+
+def test_lightning_worker_seeding_that_a_monai_loader_passes_over_says_why(tmp_path):
+    found = messages(ROOT / "SDL008" / "lightning_workers_seeding_passes_over_a_monai_loader", tmp_path)
+    assert len(found) == 1
+    assert found[0].startswith("`pl.seed_everything(..., workers=True)` gives every rank the same seed, and Lightning adds")
+    assert "the DataLoader at train.py:22 is MONAI's `DataLoader`, which sets its own `worker_init_fn`" in found[0]
+    assert found[0].endswith("mix the global rank into that loader's worker seeds")

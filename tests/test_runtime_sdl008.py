@@ -246,3 +246,57 @@ def test_an_in_place_tensor_draw_repeats_on_every_rank_seeded_alike():
     assert first == second, "worker k of each rank draws the same bits"
     assert len(set(first)) == len(first)
     assert binarized_rank_draws(0, SEED) != binarized_rank_draws(1, SEED + 1), "a seed plus the rank draws apart"
+
+
+def lightning_rank_draws(rank: int, monai_loader: bool):
+    """One rank's first epoch under ``seed_everything(SEED, workers=True)``, with Lightning's
+    own step that gives a loader its rank-aware ``worker_init_fn`` when it has none."""
+    from lightning.fabric.utilities.data import _auto_add_worker_init_fn
+    from lightning.pytorch import seed_everything
+    from monai.data import DataLoader as MonaiLoader
+    from monai.data import Dataset
+    from monai.transforms import Compose, RandGaussianNoised
+
+    seed_everything(SEED, workers=True)
+    records = [{"image": np.zeros((1, 4), dtype=np.float32)} for _ in range(8)]
+    dataset = Dataset(data=records, transform=Compose([RandGaussianNoised(keys=["image"], prob=1.0)]))
+    sampler = DistributedSampler(dataset, num_replicas=RANKS, rank=rank, shuffle=False)
+    make = MonaiLoader if monai_loader else torch.utils.data.DataLoader
+    loader = make(dataset, batch_size=2, sampler=sampler, num_workers=2, multiprocessing_context="fork")
+    _auto_add_worker_init_fn(loader, rank)
+    return loader.worker_init_fn, [tuple(np.round(np.asarray(batch["image"]).ravel(), 6)) for batch in loader]
+
+
+def test_lightning_worker_seeding_passes_over_monais_loader_which_keeps_its_own():
+    """fixtures/SDL008/lightning_workers_seeding_passes_over_a_monai_loader"""
+    pytest.importorskip("lightning")
+    (init, first), (_, second) = (lightning_rank_draws(rank, monai_loader=True) for rank in range(RANKS))
+    assert getattr(init, "__module__", "") == "monai.data.utils", "MONAI's own worker_init_fn stays"
+    assert first == second, "worker k of each rank draws the same noise"
+
+
+class _TorchNoise(torch.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return torch.randn(4)
+
+
+def test_lightning_worker_seeding_reaches_torchs_loader():
+    """fixtures/SDL008/clean_lightning_workers_seeding_reaches_a_torch_loader: torch's loader
+    has no worker_init_fn, so Lightning gives it one that mixes in the rank."""
+    pytest.importorskip("lightning")
+    from lightning.fabric.utilities.data import _auto_add_worker_init_fn
+    from lightning.pytorch import seed_everything
+
+    draws = []
+    for rank in range(RANKS):
+        seed_everything(SEED, workers=True)
+        dataset = _TorchNoise()
+        sampler = DistributedSampler(dataset, num_replicas=RANKS, rank=rank, shuffle=False)
+        loader = torch.utils.data.DataLoader(dataset, batch_size=2, sampler=sampler, num_workers=2, multiprocessing_context="fork")
+        _auto_add_worker_init_fn(loader, rank)
+        assert "pl_worker_init_function" in repr(loader.worker_init_fn)
+        draws.append([tuple(np.round(batch.numpy().ravel(), 6)) for batch in loader])
+    assert draws[0] != draws[1], "each rank's workers draw their own noise"

@@ -10,7 +10,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 from seedlint.analysis.callsites import spelled
 from seedlint.analysis.draw_conditions import exclusive, options_needed_by, spelled_options
 from seedlint.analysis.flow.shared import method_receiver
-from seedlint.analysis.objects import Constant, ExternalInstance, Frame, FunctionObj
+from seedlint.analysis.objects import UNKNOWN, Constant, ExternalInstance, Frame, FunctionObj
 from seedlint.analysis.accelerate_launch import single_process_config
 from seedlint.analysis.rank_guards import on_one_rank, runs_on_one_rank
 from seedlint.analysis.start_methods import SPAWNERS
@@ -43,7 +43,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
       that calls it, its callers, and what they run) as a `Trainer` that runs several processes
       (`devices` > 1, `-1` or `"auto"`, `num_nodes` > 1, or a `ddp`/`fsdp`/`deepspeed`
       strategy, also through `**trainer_kwargs` and argparse defaults), when a loader that
-      Trainer runs has workers that draw random numbers;
+      Trainer runs has workers that draw random numbers; and `seed_everything(S,
+      workers=True)` when such a loader keeps a `worker_init_fn` of its own (given to it, or
+      set by MONAI's `DataLoader` itself): Lightning adds its rank-aware one only to a loader
+      that has none;
     - plain DDP: `torch.manual_seed(S)` (or a project helper such as `set_seed(args.seed)`)
       with a seed that does not depend on the rank, in the code every rank runs (the function
       `mp.spawn` starts and the top-level code of the modules it runs, which each spawned rank
@@ -243,8 +246,10 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
         workers = seeding.call.argument("workers", 1)
         if workers is not None:
             constant = project.flow.constant(workers, seeding.frame)
-            if constant is None or constant.value:
+            if constant is None:
                 return None
+            if constant.value:
+                return self._lightning_passed_over(project, frame, call, seeding, program)
         lightning = project.lightning
         for runner in _multi_process_trainers(project):
             if (runner.module.path, runner.function.qualname) not in program:
@@ -260,6 +265,42 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
             fix = Fix(FIX_KIND, frame.module.path, call.span) if fixable else None
             return self.report(frame.module, call.span, message, fix, related=(runner.module, seeding.frame.module),
                                evidence=_seeding_evidence(seeding, call) + [(runner.module.path, runner.call.span, "starts several ranks")])
+        return None
+
+    def _lightning_passed_over(
+        self, project: Project, frame: Frame, call: Call, seeding: Seeding, program: Set[tuple]
+    ) -> Optional[Diagnostic]:
+        """``seed_everything(S, workers=True)``: Lightning gives a loader its rank-aware
+        ``worker_init_fn`` only when the loader has none (``_auto_add_worker_init_fn``), so a
+        loader with its own, or MONAI's ``DataLoader``, which sets one itself, keeps worker
+        seeds that are the same on every rank."""
+        lightning = project.lightning
+        for runner in _multi_process_trainers(project):
+            if (runner.module.path, runner.function.qualname) not in program:
+                continue
+            kept = [
+                obj for obj, runners in lightning.reached_objects()
+                if runner in runners and _keeps_its_own_worker_init(project, obj) and _draws_in_workers(project, obj)
+            ]
+            if not kept:
+                continue
+            obj = kept[0]
+            own = (
+                f"is MONAI's `{obj.loader.library.rsplit('.', 1)[-1]}`, which sets its own `worker_init_fn`"
+                if obj.loader.library in LIBRARY_LOADERS_WITH_THEIR_OWN_WORKER_INIT else "has its own `worker_init_fn`"
+            )
+            message = (
+                f"`{seeding.spelled}(..., workers=True)` gives every rank the same seed, and Lightning adds its rank-aware "
+                f"`worker_init_fn` only to a DataLoader that has none: the DataLoader at "
+                f"{where(obj.loader.module, obj.loader.call.span)} {own}, so while the {_callee(runner.call)} at "
+                f"{where(runner.module, runner.call.span)} runs several processes, worker k of every rank gets the same "
+                "seed and draws the same augmentations; mix the global rank into that loader's worker seeds"
+            )
+            return self.report(frame.module, call.span, message, None, related=(runner.module, seeding.frame.module, obj.loader.module),
+                               evidence=_seeding_evidence(seeding, call) + [
+                                   (runner.module.path, runner.call.span, "starts several ranks"),
+                                   (obj.loader.module.path, obj.loader.call.span, "keeps its own worker_init_fn"),
+                               ])
         return None
 
     # ------------------------------------------------------------------ plain DDP
@@ -544,6 +585,26 @@ def _ranks_running(project: Project, loader, frame: Frame, seed_frame: Frame) ->
     if (frame.module.path, frame.function.function.qualname) not in ranks and (loader.module.path, loader.function.qualname) not in ranks:
         return None
     return "every DDP rank"
+
+
+LIBRARY_LOADERS_WITH_THEIR_OWN_WORKER_INIT = frozenset({
+    "monai.data.DataLoader", "monai.data.dataloader.DataLoader",
+    "monai.data.ThreadDataLoader", "monai.data.thread_buffer.ThreadDataLoader",
+})
+"""Loader classes that fill in ``worker_init_fn`` when given none: MONAI 1.6.1
+``monai/data/dataloader.py`` (``if worker_init_fn is None: worker_init_fn = worker_init_fn``,
+its ``monai.data.utils`` function; ``ThreadDataLoader`` is a subclass)."""
+
+
+def _keeps_its_own_worker_init(project: Project, obj) -> bool:
+    """The loader has a ``worker_init_fn`` before Lightning looks at it: one it is given,
+    or the one its library class sets itself."""
+    values = project.loaders.worker_init(obj.loader, obj.frame).values
+    given = bool(values) and all(not (isinstance(v, Constant) and v.value is None) and v is not UNKNOWN for v in values)
+    if given:
+        return True
+    none_given = all(isinstance(v, Constant) and v.value is None for v in values)
+    return none_given and obj.loader.library in LIBRARY_LOADERS_WITH_THEIR_OWN_WORKER_INIT
 
 
 def _draws_in_workers(project: Project, obj) -> bool:
