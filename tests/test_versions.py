@@ -591,6 +591,14 @@ def test_versions_a_readme_states_in_prose(tmp_path):
         """})
     resolution = versions(tmp_path / "typo")
     assert resolution.get("torch").describe() == ">=1.5,<1.6"  # no torch 1.81: torchvision's pairing alone bounds it
+    write(tmp_path / "get_started", {"setup.cfg": "", "README.md": """\
+        ## Get Started
+
+        1. Install Python 3.6, PyTorch >= 1.4.0.
+        2. Download the benchmarks.
+        """})
+    resolution = versions(tmp_path / "get_started")
+    assert resolution.get("torch").describe().startswith(">=1.4.0") and "README.md:3" in resolution.get("torch").reasons[0]
 
 
 def test_a_readme_statement_and_a_demo_container_are_two_environments(tmp_path):

@@ -38,7 +38,9 @@ _STATEMENT = re.compile(
     r"(?<![\w./-])(?:" + "|".join(f"(?P<p{i}>{pattern})" for i, (pattern, _) in enumerate(_STATED_PACKAGES)) + r")\b" + _VERSION,
     re.IGNORECASE,
 )
-_SECTION = re.compile(r"requirement|dependenc|environment|prerequisite|install|set ?up|getting started|software|tested", re.IGNORECASE)
+_SECTION = re.compile(
+    r"requirement|dependenc|environment|prerequisite|install|set ?up|get(?:ting)? started|quick ?start|software|tested", re.IGNORECASE
+)
 _PLATFORM_SECTION = re.compile(r"colab|kaggle|docker|windows|mac\s?os|\bmac\b|apple|jetson|rocm|sagemaker|demo|inference only", re.IGNORECASE)
 _SENTENCE = re.compile(
     r"\b(?:tested (?:with|on|under|using)|developed (?:with|on|under|using)|requires?|required|compatible with|works with|runs? (?:with|on)|"
