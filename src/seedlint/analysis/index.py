@@ -241,7 +241,7 @@ class ProjectIndex:
         """The project module with that dotted name; with ``load=False`` only one already loaded."""
         if not dotted:
             return None
-        if near is not None and near.name == dotted:
+        if near is not None and near.name == dotted and not self._package_beside(near, dotted):
             return near
         first = self.absolute(near.path) if near is not None else ""
         key = (first, dotted)
@@ -269,7 +269,7 @@ class ProjectIndex:
         for root in self.search_roots(near):
             if first_part not in self._entries_of(root):
                 continue
-            for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
+            for candidate in (os.path.join(relative, "__init__.py"), relative + ".py"):
                 found = self.modules.get(self.absolute(os.path.join(root, candidate)))
                 if found is not None:
                     return found
@@ -292,11 +292,20 @@ class ProjectIndex:
         if key in self._at_root:
             return self._at_root[key]
         relative = dotted.replace(".", os.sep)
-        found = self._load(os.path.join(root, relative + ".py"), dotted, False, root)
+        # Python's path finder takes a package before a module of the same name in one
+        # directory (``train/__init__.py`` before ``train.py``)
+        found = self._load(os.path.join(root, relative, "__init__.py"), dotted, True, root)
         if found is None:
-            found = self._load(os.path.join(root, relative, "__init__.py"), dotted, True, root)
+            found = self._load(os.path.join(root, relative + ".py"), dotted, False, root)
         self._at_root[key] = found
         return found
+
+    @staticmethod
+    def _package_beside(module: ModuleFacts, dotted: str) -> bool:
+        """A package of the module's own name in its directory, which an import of that name
+        gets instead (``from train import Trainer`` in ``train.py`` beside ``train/``)."""
+        last = dotted.rsplit(".", 1)[-1]
+        return os.path.isfile(os.path.join(os.path.dirname(module.path), last, "__init__.py"))
 
     def absolute(self, path: str) -> str:
         found = self._absolute.get(path)
