@@ -186,9 +186,21 @@ def _runs_whole_trainings(project: Project, outer: EpochLoop, obj: LoaderObject)
     if not inner_loops:
         return False
     reached = {frame.function.key for frame in reachable(project.flow, vias, limit=80)}
-    built_in_the_body = obj.frame is outer.frame and contains(outer.loop.span, obj.loader.call.span)
-    builds = built_in_the_body or (obj.loader.module.path, obj.loader.function.qualname) in reached
+    builds = _built_in_the_body(outer, obj) or (obj.loader.module.path, obj.loader.function.qualname) in reached
     return builds and any(loop.frame.function.key in reached for loop in inner_loops)
+
+
+def _built_in_the_body(outer: EpochLoop, obj: LoaderObject) -> bool:
+    """The loader is built by the loop's body: in it, or by a call it makes (a
+    ``create_dataloader(...)`` helper), as the frame the loader was built in was reached."""
+    if obj.frame.key == outer.frame.key:
+        return contains(outer.loop.span, obj.loader.call.span)
+    frame = obj.frame
+    while frame.site is not None:
+        if frame.site.frame.key == outer.frame.key:
+            return contains(outer.loop.span, frame.site.call.span)
+        frame = frame.site.frame
+    return False
 
 
 def _parent_draws(project: Project, epoch_loop: EpochLoop) -> FrozenSet[str]:
