@@ -28,7 +28,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     Finds an epoch loop that iterates a `DataLoader` whose `sampler=` is a shuffling
     `DistributedSampler` (torch's, MONAI's `monai.data.DistributedSampler`, or a project
     subclass of either: `knowledge/samplers.py`; or a sampler class of the project's own
-    whose `set_epoch(epoch)` stores the epoch and whose `__iter__` orders by it), or whose
+    that splits the data among the ranks, whose `set_epoch(epoch)` stores the epoch and
+    whose `__iter__` orders by it), or whose
     `batch_sampler=` is torch's
     `BatchSampler` around one, and never calls `set_epoch` on it: neither
     `sampler.set_epoch(epoch)` nor `loader.sampler.set_epoch(epoch)`, in the loop
@@ -132,10 +133,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             skipped = _set_epoch_calls_that_never_run(project, epoch_loop)
             never = f" (the call at {where(epoch_loop.module, skipped[0].span)} never runs: its `if` test fails in every call of `{epoch_loop.function.name}`)" if skipped else ""
             keyed = " (its `__iter__` orders by the epoch only `set_epoch` changes)" if own else ""
-            ranks = " on every rank" if not own or any(_shards_by_rank(project, found) for _, each in samplers for found in each) else ""
             message = (
                 f"{subject} iterated in every epoch without `set_epoch`{keyed}{never}: every epoch uses the same shuffle "
-                f"order{ranks}; call `set_epoch(epoch)` at the start of each epoch"
+                "order on every rank; call `set_epoch(epoch)` at the start of each epoch"
             )
             evidence = list(dict.fromkeys(
                 (o.loader.module.path, o.loader.call.span, "a DataLoader the loop iterates") for o, _ in samplers
@@ -163,7 +163,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             elif isinstance(value, Instance) and project.index.is_subclass(value.cls, DISTRIBUTED_SAMPLERS):
                 if self._subclass_shuffles(project, value) and not _advances_own_epoch(project, value.cls):
                     found.append(value)
-            elif isinstance(value, Instance) and _orders_by_the_epoch_set_epoch_sets(project, value.cls):
+            elif isinstance(value, Instance) and _orders_by_the_epoch_set_epoch_sets(project, value.cls) \
+                    and _shards_by_rank(project, value):
                 if self._subclass_shuffles(project, value) and not _advances_own_epoch(project, value.cls):
                     found.append(value)  # a sampler of the project's own, written like DistributedSampler
         return found
