@@ -57,7 +57,10 @@ RANK_SOURCES = frozenset({
     "torch.distributed.get_rank", "torch.distributed.distributed_c10d.get_rank", "torch.distributed.get_node_local_rank",
     PROCESS_INDEX,
 })
-RANK_SPELLINGS = frozenset({"gpu", "local_gpu", "device_id", "process_index", "local_process_index", "node_rank"})
+RANK_SPELLINGS = frozenset({
+    "gpu", "local_gpu", "device_id", "process_index", "local_process_index", "node_rank",
+    "slurm_procid", "slurm_localid",  # SLURM's documentation: the task's rank in the job, and on its node
+})
 VARYING_SOURCES = frozenset({"time.time", "time.time_ns", "time.perf_counter", "os.getpid", "os.urandom", "secrets.randbits"})
 TRANSPARENT = frozenset({"int", "abs", "float", "hash", "str", "round"})
 _REDUCING_OPS = frozenset({"Modulo", "BitAnd", "RightShift", "FloorDivide", "Divide", "BitXor"})
