@@ -681,7 +681,10 @@ def _datasets_picked_at_run_time(project: Project, loaders) -> Tuple[str, Option
     names = list(dict.fromkeys(drawing_names))
     spelled = " or ".join(f"`{name}`" for name in names)
     if len(names) > 3:
-        spelled = ", ".join(f"`{name}`" for name in names[:3]) + f" or one of {len(names) - 3} more datasets that draw"
+        more = len(names) - 3
+        spelled = ", ".join(f"`{name}`" for name in names[:3]) + (
+            " or one more dataset that draws" if more == 1 else f" or one of {more} more datasets that draw"
+        )
     return f" (when the loader loads {spelled}; the other datasets it may load draw nothing there)", "warning"
 
 
