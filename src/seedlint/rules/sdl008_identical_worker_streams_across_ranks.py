@@ -296,7 +296,8 @@ class IdenticalWorkerStreamsAcrossRanks(Rule):
                 f"{where(runner.module, runner.call.span)} runs several processes, worker k of every rank gets the same "
                 "seed and draws the same augmentations; mix the global rank into that loader's worker seeds"
             )
-            return self.report(frame.module, call.span, message, None, related=(runner.module, seeding.frame.module, obj.loader.module),
+            related = (runner.module, seeding.frame.module, obj.loader.module)
+            return self.report(frame.module, call.span, message, None, related=related,
                                evidence=_seeding_evidence(seeding, call) + [
                                    (runner.module.path, runner.call.span, "starts several ranks"),
                                    (obj.loader.module.path, obj.loader.call.span, "keeps its own worker_init_fn"),

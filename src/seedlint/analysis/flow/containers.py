@@ -106,7 +106,8 @@ class ContainersMixin:
                 found.append(self.registries.lookup(holder, index, frame))
             elif isinstance(holder, MethodOf) and holder.name == "__dict__" and isinstance(holder.receiver, ModuleObj):
                 found.append(self._namespace_item(holder.receiver.module, key))
-            elif isinstance(holder, ExternalInstance) and from_hf_datasets(holder.qualified) and key is not None and isinstance(key.value, str):
+            elif isinstance(holder, ExternalInstance) and from_hf_datasets(holder.qualified) \
+                    and key is not None and isinstance(key.value, str):
                 found.append(frozenset({holder}))  # ``dataset["train"]``: a split, with the format set on the whole
             elif isinstance(holder, ExternalInstance) and holder.qualified in library.CONFIG_DICTS and key is not None and isinstance(key.value, str):
                 found.append(self._namespace_attribute(holder, key.value) or UNKNOWN_SET)  # ``cfg["data"]`` is ``cfg.data``
